@@ -1,0 +1,38 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', '.data/', 'src/db/migrations/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
+    },
+  },
+  {
+    // Data flows one way: transports → procedures → services → database.
+    // Only services (and start-up) may touch src/db.
+    files: ['src/routers/**', 'src/http/**', 'src/trpc.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/db/**', 'drizzle-orm', 'drizzle-orm/*', 'postgres', '@electric-sql/*'],
+              message: 'Transports call service verbs; only src/services touches the database.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['drizzle.config.ts', 'vitest.config.ts', 'eslint.config.js'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+);

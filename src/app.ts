@@ -1,0 +1,82 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.ts';
+import { openDatabase, type DatabaseHandle } from './db/client.ts';
+import { createLogger, type Logger } from './http/logger.ts';
+import { createRequestHandler } from './http/request-handler.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import { appRouter } from './routers/app-router.ts';
+import { createServiceContext } from './services/service-context.ts';
+
+/** In-flight requests get this long to finish at shutdown (DECISIONS). */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface RunningApp {
+  server: Server;
+  /** Where the server listens, e.g. http://127.0.0.1:41234. */
+  url: string;
+  database: DatabaseHandle;
+  log: Logger;
+  /** Stops accepting, lets in-flight requests finish (bounded), closes the database. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  log?: Logger;
+}
+
+/** Start-up in one place: database, migrations, HTTP server. */
+export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const database = await openDatabase(config.database);
+  try {
+    await database.migrate();
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const handler = createRequestHandler({
+    router: appRouter,
+    service: createServiceContext(database.db, options.clock ?? systemClock),
+    baseUrl: config.baseUrl,
+    log,
+  });
+  const server = createServer((req, res) => {
+    handler(req, res).catch((error: unknown) => {
+      log.error({ err: error }, 'request handler crashed');
+      res.destroy();
+    });
+  });
+  // Slow or stalled clients must not hold sockets for ever.
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 10_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  log.info({ url, database: database.kind }, 'listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      await closed;
+      clearTimeout(grace);
+      await database.close();
+      log.info('stopped');
+    })();
+    return stopping;
+  };
+  return { server, url, database, log, stop };
+}

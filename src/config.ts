@@ -1,0 +1,103 @@
+import { z } from 'zod';
+
+const positiveInteger = (what: string) =>
+  z
+    .string()
+    .regex(/^[1-9][0-9]*$/, `must be a positive integer (${what})`)
+    .transform(Number)
+    .refine(Number.isSafeInteger, `must be a positive integer (${what})`);
+
+const port = z
+  .string()
+  .regex(/^[0-9]+$/, 'must be a port number from 0 to 65535')
+  .transform(Number)
+  .refine((value) => value <= 65535, 'must be a port number from 0 to 65535');
+
+const httpUrl = z
+  .string()
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '';
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL without query or fragment')
+  .transform((value) => value.replace(/\/+$/, ''));
+
+const postgresUrl = z
+  .string()
+  .refine((value) => /^postgres(ql)?:\/\/.+/.test(value), 'must be a postgres:// or postgresql:// URL');
+
+/** Environment variables as DECISIONS "Running the service" names them. */
+const environmentSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().min(1, 'must not be empty').default('0.0.0.0'),
+  BASE_URL: httpUrl.optional(),
+  DATABASE_URL: postgresUrl.optional(),
+  PGLITE_DATA_DIR: z.string().min(1, 'must not be empty').default('.data/pglite'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  RATE_LIMIT_TASK_WRITES_ANON: positiveInteger('default 30').default(30),
+  RATE_LIMIT_KEYS_PER_HOUR: positiveInteger('default 5').default(5),
+  RATE_LIMIT_SCORES_PER_MINUTE: positiveInteger('default 10').default(10),
+  SSE_STREAM_MS: positiveInteger('milliseconds, default 25000').default(25000),
+  SSE_POLL_MS: positiveInteger('milliseconds, default 1000').default(1000),
+  SSE_KEEPALIVE_MS: positiveInteger('milliseconds, default 10000').default(10000),
+  TRUST_PROXY: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+});
+
+/**
+ * A development secret is allowed only for the embedded database (DECISIONS:
+ * "Unset with DATABASE_URL unset: a built-in development secret").
+ */
+const DEVELOPMENT_JWT_SECRET = 'lab-api-development-secret-not-for-production-use';
+
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  database: { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
+  jwtSecret: string | undefined;
+  rateLimits: { taskWritesAnonymous: number; keysPerHour: number; scoresPerMinute: number };
+  sse: { streamMs: number; pollMs: number; keepAliveMs: number };
+  trustProxy: boolean;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment once; throws a ConfigError naming the first bad variable. */
+export function loadConfig(environment: Record<string, string | undefined>): Config {
+  const present = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = environmentSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue?.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid configuration: ${variable} ${issue?.message ?? 'is invalid'}`);
+  }
+  const env = parsed.data;
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    baseUrl: env.BASE_URL ?? `http://localhost:${env.PORT}`,
+    database: env.DATABASE_URL
+      ? { kind: 'postgres', url: env.DATABASE_URL }
+      : { kind: 'pglite', dataDir: env.PGLITE_DATA_DIR },
+    jwtSecret: env.JWT_SECRET ?? (env.DATABASE_URL ? undefined : DEVELOPMENT_JWT_SECRET),
+    rateLimits: {
+      taskWritesAnonymous: env.RATE_LIMIT_TASK_WRITES_ANON,
+      keysPerHour: env.RATE_LIMIT_KEYS_PER_HOUR,
+      scoresPerMinute: env.RATE_LIMIT_SCORES_PER_MINUTE,
+    },
+    sse: { streamMs: env.SSE_STREAM_MS, pollMs: env.SSE_POLL_MS, keepAliveMs: env.SSE_KEEPALIVE_MS },
+    trustProxy: env.TRUST_PROXY === 'true',
+    logLevel: env.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,40 @@
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '../errors/app-error.ts';
+
+/** DECISIONS: bodies over 64 KiB are refused with 413. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export class BodyTooLargeError extends AppError {
+  constructor() {
+    super('payload-too-large', { detail: `Send at most ${MAX_BODY_BYTES} bytes.` });
+  }
+}
+
+/** Reads the whole body as text, refusing more than MAX_BODY_BYTES. */
+export async function readBodyText(req: IncomingMessage): Promise<string> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw new BodyTooLargeError();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLargeError();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Reads and parses a JSON body. Any content type is read as JSON: clients
+ * that forget the header still get a precise answer about their JSON.
+ */
+export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const text = await readBodyText(req);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError('bad-request', {
+      detail: text.trim() === '' ? 'The request body is empty; send a JSON object.' : 'The request body could not be parsed as JSON.',
+    });
+  }
+}

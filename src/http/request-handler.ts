@@ -1,0 +1,80 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AnyTRPCRouter } from '@trpc/server';
+import { AppError } from '../errors/app-error.ts';
+import type { ServiceContext } from '../services/service-context.ts';
+import type { Context } from '../trpc.ts';
+import type { Logger } from './logger.ts';
+import { buildOpenApiDocument } from './openapi-document.ts';
+import { writeProblem } from './problem-response.ts';
+import { requestIdOf } from './request-id.ts';
+import { serveRestRoute, toAppError } from './rest-adapter.ts';
+import { buildRestRoutes, matchRoute } from './rest-routes.ts';
+import { serveTrpc, TRPC_PREFIX } from './trpc-endpoint.ts';
+
+export interface RequestHandlerOptions {
+  router: AnyTRPCRouter;
+  service: ServiceContext;
+  baseUrl: string;
+  log: Logger;
+}
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/**
+ * The dispatch table: /api/trpc to tRPC, /api/openapi.json to the document,
+ * every REST route to its procedure, anything else to a 404 problem.
+ */
+export function createRequestHandler({ router, service, baseUrl, log }: RequestHandlerOptions): RequestHandler {
+  const routes = buildRestRoutes(router);
+  const openApiJson = JSON.stringify(buildOpenApiDocument(router, baseUrl));
+
+  return async (req, res) => {
+    const started = performance.now();
+    const requestId = requestIdOf(req);
+    const method = req.method ?? 'GET';
+    const target = req.url ?? '/';
+    const queryStart = target.indexOf('?');
+    const rawPath = queryStart === -1 ? target : target.slice(0, queryStart);
+    const pathname = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
+    res.setHeader('X-Request-Id', requestId);
+    res.once('close', () => {
+      log.info(
+        { reqId: requestId, method, path: rawPath, status: res.statusCode, durationMs: Math.round((performance.now() - started) * 100) / 100 },
+        'request',
+      );
+    });
+    const createContext = (): Context => ({ service, requestId, headers: req.headers, responseHeaders: {} });
+
+    try {
+      if (pathname.startsWith(TRPC_PREFIX)) {
+        await serveTrpc({ router, req, res, pathname, createContext, log });
+        return;
+      }
+      if ((method === 'GET' || method === 'HEAD') && pathname === '/api/openapi.json') {
+        res.setHeader('Content-Type', 'application/json');
+        res.setHeader('Content-Length', Buffer.byteLength(openApiJson));
+        res.end(openApiJson);
+        return;
+      }
+      const match = matchRoute(routes, method, pathname);
+      if (!match) throw new AppError('not-found', { detail: `No route for ${method} ${rawPath}.` });
+      const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
+      await serveRestRoute({ router, match, req, res, query, ctx: createContext() });
+    } catch (thrown) {
+      const error = toAppError(thrown);
+      if (res.headersSent) {
+        log.error({ reqId: requestId, err: error }, 'failed after the response started');
+        res.destroy();
+        return;
+      }
+      if (error instanceof AppError) {
+        // The body was not read to its end: close rather than reuse the connection.
+        if (error.slug === 'payload-too-large') res.setHeader('Connection', 'close');
+        writeProblem(res, error, baseUrl, rawPath);
+        return;
+      }
+      log.error({ reqId: requestId, err: error }, 'unexpected failure');
+      writeProblem(res, new AppError('internal', { detail: `Quote request id ${requestId} when you report this.` }), baseUrl, rawPath);
+    }
+  };
+}

@@ -1,0 +1,86 @@
+import type { AnyTRPCRouter } from '@trpc/server';
+import { forEachOpenApiProcedure, getInputOutputParsers, getPathParameters, normalizePath } from 'trpc-to-openapi';
+import type { HttpMeta } from './http-meta.ts';
+
+export interface RestRoute {
+  method: string;
+  pattern: RegExp;
+  pathParameters: string[];
+  procedurePath: string;
+  type: 'query' | 'mutation';
+  http: HttpMeta;
+  /** Whether the procedure takes input at all (`z.void()` takes none). */
+  takesInput: boolean;
+  /** Query parameters the input schema reads as numbers; their strings are converted first. */
+  numericQueryParameters: Set<string>;
+}
+
+interface ZodLike {
+  _zod?: { def: { type: string; innerType?: ZodLike; shape?: Record<string, ZodLike> } };
+}
+
+function unwrap(schema: ZodLike | undefined): ZodLike | undefined {
+  let current = schema;
+  while (current?._zod && ['optional', 'default', 'nullable', 'prefault'].includes(current._zod.def.type)) {
+    current = current._zod.def.innerType;
+  }
+  return current;
+}
+
+/** The REST routing table, built once from the procedures' OpenAPI meta. */
+export function buildRestRoutes(router: AnyTRPCRouter): RestRoute[] {
+  const routes: RestRoute[] = [];
+  forEachOpenApiProcedure(router._def.procedures, ({ path, type, procedure, meta }) => {
+    if (type === 'subscription') return;
+    const openapiPath = normalizePath(meta.openapi.path);
+    const pathParameters = getPathParameters(openapiPath);
+    const { inputParser } = getInputOutputParsers(procedure);
+    const inputSchema = unwrap(inputParser as ZodLike);
+    const shape = inputSchema?._zod?.def.shape ?? {};
+    const numericQueryParameters = new Set(
+      Object.entries(shape)
+        .filter(([, field]) => unwrap(field)?._zod?.def.type === 'number')
+        .map(([name]) => name),
+    );
+    const escaped = openapiPath.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+    routes.push({
+      method: meta.openapi.method,
+      pattern: new RegExp(`^${escaped.replace(/\\?\{(.+?)\\?\}/g, '([^/]+)')}$`),
+      pathParameters,
+      procedurePath: path,
+      type,
+      http: (meta as { http?: HttpMeta }).http ?? {},
+      takesInput: inputSchema?._zod?.def.type !== 'void',
+      numericQueryParameters,
+    });
+  });
+  return routes;
+}
+
+export interface RouteMatch {
+  route: RestRoute;
+  pathInput: Record<string, string>;
+}
+
+export function matchRoute(routes: readonly RestRoute[], method: string, pathname: string): RouteMatch | undefined {
+  const wanted = method === 'HEAD' ? 'GET' : method;
+  for (const route of routes) {
+    if (route.method !== wanted) continue;
+    const match = route.pattern.exec(pathname);
+    if (!match) continue;
+    const pathInput: Record<string, string> = {};
+    route.pathParameters.forEach((name, index) => {
+      pathInput[name] = safeDecode(match[index + 1] ?? '');
+    });
+    return { route, pathInput };
+  }
+  return undefined;
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

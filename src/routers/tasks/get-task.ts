@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { AppError } from '../../errors/app-error.ts';
+import { getTask } from '../../services/tasks/get-task.ts';
+import { toTaskV1, toTaskV2 } from '../../services/tasks/task-representation.ts';
+import { publicProcedure } from '../../trpc.ts';
+import { ifNoneMatchHeaderSchema, taskIdInputSchema, taskSchema, taskV2Schema } from './task-schemas.ts';
+
+const apiVersionHeaderSchema = z.object({
+  'api-version': z
+    .enum(['1', '2'])
+    .default('1')
+    .meta({ description: 'Representation version: 1 (Task, the default) or 2 (TaskV2)' }),
+});
+
+export const getTaskProcedure = publicProcedure
+  .meta({
+    openapi: {
+      method: 'GET',
+      path: '/api/tasks/{id}',
+      tags: ['tasks'],
+      summary: 'Read a task in the version the API-Version header selects',
+      requestHeaders: apiVersionHeaderSchema.extend(ifNoneMatchHeaderSchema.shape),
+      errorResponses: [400, 404, 422],
+    },
+    http: {
+      entityTag: true,
+      fixedHeaders: { Vary: 'API-Version' },
+      responseHeaders: { 'API-Version': { description: 'The version used: 1 or 2', required: true } },
+    },
+  })
+  .input(taskIdInputSchema)
+  .output(z.union([taskSchema, taskV2Schema]))
+  .query(async ({ ctx, input }) => {
+    const version = apiVersionHeaderSchema.safeParse({ 'api-version': ctx.headers['api-version'] });
+    if (!version.success) {
+      throw new AppError('unsupported-version', { detail: 'API-Version must be 1 or 2.' });
+    }
+    const apiVersion = version.data['api-version'];
+    const row = await getTask({ ctx: ctx.service, input });
+    ctx.responseHeaders['API-Version'] = apiVersion;
+    return apiVersion === '2' ? toTaskV2(row) : toTaskV1(row);
+  });

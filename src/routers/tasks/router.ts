@@ -1,0 +1,20 @@
+import { router } from '../../trpc.ts';
+import { createTaskProcedure } from './create-task.ts';
+import { deleteTaskProcedure } from './delete-task.ts';
+import { getTaskProcedure } from './get-task.ts';
+import { getTaskV2Procedure } from './get-task-v2.ts';
+import { listTasksProcedure } from './list-tasks.ts';
+import { listTasksV0Procedure } from './list-tasks-v0.ts';
+import { listTasksV2Procedure } from './list-tasks-v2.ts';
+import { updateTaskProcedure } from './update-task.ts';
+
+export const tasksRouter = router({
+  list: listTasksProcedure,
+  create: createTaskProcedure,
+  get: getTaskProcedure,
+  update: updateTaskProcedure,
+  delete: deleteTaskProcedure,
+  listV2: listTasksV2Procedure,
+  getV2: getTaskV2Procedure,
+  listV0: listTasksV0Procedure,
+});

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+
+/** Characters as JSON Schema counts them: Unicode code points, not UTF-16 units (DECISIONS). */
+function codePoints(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
+
+/** A path or body id: any 8-4-4-4-12 hex UUID, as PostgreSQL's uuid type accepts. */
+export const uuidSchema = z.guid({ error: 'Must be a UUID' }).meta({ format: 'uuid' });
+
+const timestampSchema = z.iso.datetime().meta({ description: 'ISO 8601, UTC, millisecond precision' });
+
+export const titleSchema = z
+  .string({ error: (issue) => (issue.input === undefined ? 'Give the task a title' : undefined) })
+  .trim()
+  .refine((title) => codePoints(title) >= 1, 'Give the task a title')
+  .refine((title) => codePoints(title) <= 200, 'Keep the title under 200 characters')
+  .meta({ minLength: 1, maxLength: 200, description: 'Trimmed; 1 to 200 characters after trimming' });
+
+export const taskSchema = z
+  .object({
+    id: uuidSchema,
+    title: z.string(),
+    done: z.boolean(),
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
+  })
+  .meta({ id: 'Task', description: 'A task (version 1 representation)' });
+
+export const taskV2Schema = z
+  .object({
+    id: uuidSchema,
+    title: z.string(),
+    status: z.enum(['open', 'done']),
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
+    links: z.object({ self: z.string() }),
+  })
+  .meta({ id: 'TaskV2', description: 'A task (version 2 representation)' });
+
+export const newTaskSchema = z.strictObject({
+  title: titleSchema,
+  done: z.boolean().optional().meta({ description: 'Defaults to false' }),
+});
+
+export const taskIdInputSchema = z.strictObject({ id: uuidSchema });
+
+export const taskPatchSchema = z
+  .strictObject({
+    id: uuidSchema,
+    title: titleSchema.optional(),
+    done: z.boolean().optional(),
+  })
+  .refine((patch) => patch.title !== undefined || patch.done !== undefined, {
+    message: 'Send at least one field to change',
+    path: [],
+  });
+
+export const listTasksQuerySchema = z
+  .object({
+    done: z
+      .enum(['true', 'false'])
+      .meta({ description: 'Only done (true) or only open (false) tasks' })
+      .optional(),
+    limit: z.number().int().min(1).max(50).default(20).meta({ description: 'Page size, 1 to 50' }),
+    cursor: z.string().max(200).meta({ description: 'A nextCursor value from an earlier page' }).optional(),
+    offset: z.number().int().min(0).max(1000).meta({ description: 'Rows to skip (offset mode)' }).optional(),
+  })
+  .refine((query) => query.cursor === undefined || query.offset === undefined, {
+    message: 'Use cursor or offset, not both',
+    path: ['offset'],
+  });
+
+export type ListTasksQuery = z.infer<typeof listTasksQuerySchema>;
+
+const nextCursorSchema = z
+  .string()
+  .nullable()
+  .meta({ description: 'Pass as cursor for the next page; null on the last page and in offset mode' });
+const nextOffsetSchema = z
+  .number()
+  .int()
+  .optional()
+  .meta({ description: 'Offset mode only, when more rows exist: offset + limit' });
+
+export const taskPageSchema = z
+  .object({ items: z.array(taskSchema), nextCursor: nextCursorSchema, nextOffset: nextOffsetSchema })
+  .meta({ id: 'TaskPage' });
+
+export const taskPageV2Schema = z
+  .object({ items: z.array(taskV2Schema), nextCursor: nextCursorSchema, nextOffset: nextOffsetSchema })
+  .meta({ id: 'TaskPageV2' });
+
+export const ifMatchHeaderSchema = z.object({
+  'if-match': z
+    .string()
+    .optional()
+    .meta({ description: 'Entity tags of the version you expect (comma-separated; W/ ignored; * for any)' }),
+});
+
+export const ifNoneMatchHeaderSchema = z.object({
+  'if-none-match': z
+    .string()
+    .optional()
+    .meta({ description: 'Entity tags you hold; a match answers 304 without a body' }),
+});

@@ -1,0 +1,14 @@
+import { eq } from 'drizzle-orm';
+import { tasks, type TaskRow } from '../../db/schema/index.ts';
+import { AppError } from '../../errors/app-error.ts';
+import type { ServiceContext } from '../service-context.ts';
+
+export async function getTask({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<TaskRow> {
+  const [row] = await ctx.db.select().from(tasks).where(eq(tasks.id, input.id));
+  if (!row) throw taskNotFound(input.id);
+  return row;
+}
+
+export function taskNotFound(id: string): AppError {
+  return new AppError('not-found', { detail: `No task with id ${id}.` });
+}

@@ -1,0 +1,45 @@
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { tasks, type TaskRow } from '../../db/schema/index.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { decodeTaskCursor, encodeTaskCursor } from './task-cursor.ts';
+
+export interface ListTasksInput {
+  done?: boolean | undefined;
+  limit: number;
+  cursor?: string | undefined;
+  offset?: number | undefined;
+}
+
+export interface TaskListPage {
+  rows: TaskRow[];
+  /** Set only in cursor mode when more rows follow. */
+  nextCursor: string | null;
+  /** Set only in offset mode when more rows follow. */
+  nextOffset: number | undefined;
+}
+
+/** Newest first (createdAt desc, id desc), by cursor or by offset (SPEC listing rules 1–8). */
+export async function listTasks({ ctx, input }: { ctx: ServiceContext; input: ListTasksInput }): Promise<TaskListPage> {
+  const conditions: SQL[] = [];
+  if (input.done !== undefined) conditions.push(eq(tasks.done, input.done));
+  if (input.cursor !== undefined) {
+    const after = decodeTaskCursor(input.cursor);
+    conditions.push(sql`(${tasks.createdAt}, ${tasks.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)`);
+  }
+  const offsetMode = input.offset !== undefined;
+  const fetched = await ctx.db
+    .select()
+    .from(tasks)
+    .where(and(...conditions))
+    .orderBy(desc(tasks.createdAt), desc(tasks.id))
+    .limit(input.limit + 1)
+    .offset(input.offset ?? 0);
+  const hasMore = fetched.length > input.limit;
+  const rows = hasMore ? fetched.slice(0, input.limit) : fetched;
+  const last = rows.at(-1);
+  return {
+    rows,
+    nextCursor: hasMore && !offsetMode && last ? encodeTaskCursor(last) : null,
+    nextOffset: hasMore && offsetMode ? (input.offset ?? 0) + input.limit : undefined,
+  };
+}
