@@ -12,8 +12,9 @@ try {
 
 const app = await startApp(config);
 
+// A second signal during shutdown must not kill the process mid-way: stop() is idempotent.
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
     app.log.info({ signal }, 'shutting down');
     app
       .stop()

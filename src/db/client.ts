@@ -24,7 +24,9 @@ export interface DatabaseHandle {
 }
 
 export async function openDatabase(database: Config['database']): Promise<DatabaseHandle> {
-  return database.kind === 'postgres' ? openPostgres(database.url) : openPglite(database.dataDir);
+  const handle = database.kind === 'postgres' ? await openPostgres(database.url) : await openPglite(database.dataDir);
+  let closing: Promise<void> | undefined;
+  return { ...handle, close: () => (closing ??= handle.close()) };
 }
 
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {

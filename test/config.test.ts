@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { runServiceExpectingFailure } from './support/service-process.ts';
+
+describe('loadConfig', () => {
+  it('applies the defaults of DECISIONS', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      baseUrl: 'http://localhost:3000',
+      database: { kind: 'pglite', dataDir: '.data/pglite' },
+      rateLimits: { taskWritesAnonymous: 30, keysPerHour: 5, scoresPerMinute: 10 },
+      sse: { streamMs: 25000, pollMs: 1000, keepAliveMs: 10000 },
+      trustProxy: false,
+    });
+    expect(config.jwtSecret).toEqual(expect.any(String));
+  });
+
+  it('derives BASE_URL from PORT and drops a trailing slash from an explicit one', () => {
+    expect(loadConfig({ PORT: '8080' }).baseUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ BASE_URL: 'https://api.example.com/' }).baseUrl).toBe('https://api.example.com');
+  });
+
+  it('uses PostgreSQL with DATABASE_URL and then has no development secret', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' });
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/test' });
+    expect(config.jwtSecret).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: 's'.repeat(32) }).jwtSecret).toBe('s'.repeat(32));
+  });
+
+  it.each([
+    ['PORT', 'eighty', /^Invalid configuration: PORT must be a port number/],
+    ['PORT', '70000', /^Invalid configuration: PORT must be a port number/],
+    ['BASE_URL', 'not a url', /^Invalid configuration: BASE_URL must be an absolute http\(s\) URL/],
+    ['DATABASE_URL', 'mysql://x', /^Invalid configuration: DATABASE_URL must be a postgres/],
+    ['JWT_SECRET', 'short', /^Invalid configuration: JWT_SECRET must be at least 32 characters/],
+    ['RATE_LIMIT_TASK_WRITES_ANON', '0', /^Invalid configuration: RATE_LIMIT_TASK_WRITES_ANON must be a positive integer/],
+    ['RATE_LIMIT_KEYS_PER_HOUR', '-3', /^Invalid configuration: RATE_LIMIT_KEYS_PER_HOUR must be a positive integer/],
+    ['RATE_LIMIT_SCORES_PER_MINUTE', '2.5', /^Invalid configuration: RATE_LIMIT_SCORES_PER_MINUTE must be a positive integer/],
+    ['SSE_STREAM_MS', 'soon', /^Invalid configuration: SSE_STREAM_MS must be a positive integer/],
+    ['TRUST_PROXY', 'yes', /^Invalid configuration: TRUST_PROXY must be true or false/],
+  ])('%s=%s is refused with a line naming it', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+});
+
+describe('start-up with a bad value', () => {
+  it('prints one line naming the variable and exits with status 1', async () => {
+    const { code, stderr } = await runServiceExpectingFailure({ RATE_LIMIT_SCORES_PER_MINUTE: 'many' });
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toEqual([
+      'Invalid configuration: RATE_LIMIT_SCORES_PER_MINUTE must be a positive integer (default 10)',
+    ]);
+  });
+});

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonBody, request } from './support/http.ts';
+import { expectProblem } from './support/problem.ts';
+import { startTestServer, type TestServer } from './support/test-server.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('X-Request-Id', () => {
+  it('is a new UUID on every response when the client sends none', async () => {
+    const first = await request(`${server.url}/api/health`);
+    const second = await request(`${server.url}/api/nowhere`);
+    expect(first.headers.get('x-request-id')).toMatch(UUID);
+    expect(second.headers.get('x-request-id')).toMatch(UUID);
+    expect(first.headers.get('x-request-id')).not.toBe(second.headers.get('x-request-id'));
+  });
+
+  it("echoes the client's own valid value, on errors too", async () => {
+    const response = await request(`${server.url}/api/tasks`, { method: 'POST', ...jsonBody({}, { 'X-Request-Id': 'client-trace 42' }) });
+    expect(response.status).toBe(422);
+    expect(response.headers.get('x-request-id')).toBe('client-trace 42');
+  });
+
+  it('replaces a value longer than 200 characters', async () => {
+    const response = await request(`${server.url}/api/health`, { headers: { 'X-Request-Id': 'r'.repeat(201) } });
+    expect(response.headers.get('x-request-id')).toMatch(UUID);
+    const exact = await request(`${server.url}/api/health`, { headers: { 'X-Request-Id': 'r'.repeat(200) } });
+    expect(exact.headers.get('x-request-id')).toBe('r'.repeat(200));
+  });
+});
+
+describe('framework-level failures are problems too', () => {
+  it('PATCH with invalid JSON → 400 bad-request', async () => {
+    const response = await request(`${server.url}/api/tasks/00000000-0000-0000-0000-000000000000`, {
+      method: 'PATCH',
+      body: 'not json',
+      headers: { 'content-type': 'application/json' },
+    });
+    expectProblem(response, server.baseUrl, 'bad-request', 400, '/api/tasks/00000000-0000-0000-0000-000000000000');
+  });
+
+  it('a declared Content-Length over 64 KiB → 413 before the body is read', async () => {
+    const response = await request(`${server.url}/api/tasks`, {
+      method: 'POST',
+      body: JSON.stringify({ title: 'x'.repeat(65 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    const problem = expectProblem(response, server.baseUrl, 'payload-too-large', 413, '/api/tasks');
+    expect(problem.detail).toBe('Send at most 65536 bytes.');
+  });
+
+  it('a body of exactly 64 KiB is read', async () => {
+    const title = 'x'.repeat(10);
+    const padding = ' '.repeat(64 * 1024 - JSON.stringify({ title }).length);
+    const response = await request(`${server.url}/api/tasks`, {
+      method: 'POST',
+      body: `${JSON.stringify({ title })}${padding}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(201);
+  });
+});
+
+describe('an unexpected failure', () => {
+  it('is a 500 internal problem that leaks no SQL, stack or message', async () => {
+    const broken = await startTestServer();
+    try {
+      await broken.app.database.close();
+      const response = await request(`${broken.url}/api/tasks?limit=3`);
+      const problem = expectProblem(response, broken.baseUrl, 'internal', 500, '/api/tasks');
+      const requestId = response.headers.get('x-request-id')!;
+      // Exactly these fields: no stack, no SQL, no driver message anywhere.
+      expect(problem).toEqual({
+        type: `${broken.baseUrl}/problems/internal`,
+        title: 'Something went wrong on our side',
+        status: 500,
+        detail: `Quote request id ${requestId} when you report this.`,
+        instance: '/api/tasks',
+      });
+    } finally {
+      await broken.stop();
+    }
+  });
+});

@@ -1,0 +1,98 @@
+import { readFile } from 'node:fs/promises';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from './support/http.ts';
+import { startTestServer, type TestServer } from './support/test-server.ts';
+
+interface Operation {
+  deprecated?: boolean;
+  parameters?: { in: string; name: string }[];
+  requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+  responses: Record<string, { headers?: Record<string, { schema?: { const?: string } }>; content?: Record<string, unknown> }>;
+}
+interface Document {
+  openapi: string;
+  info: { version: string };
+  servers: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown> };
+}
+
+let server: TestServer;
+let document: Document;
+beforeAll(async () => {
+  server = await startTestServer();
+  const response = await request<Document>(`${server.url}/api/openapi.json`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toBe('application/json');
+  document = response.body;
+});
+afterAll(() => server.stop());
+
+const op = (path: string, method: string): Operation => {
+  const operation = document.paths[path]?.[method];
+  if (!operation) throw new Error(`${method} ${path} is not documented`);
+  return operation;
+};
+
+describe('GET /api/openapi.json', () => {
+  it('is a valid OpenAPI 3.1.0 document, version 1.0.0, one server at BASE_URL', async () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+    expect(document.servers).toEqual([{ url: server.baseUrl }]);
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
+  });
+
+  it('documents the real success statuses', () => {
+    expect(Object.keys(op('/api/tasks', 'post').responses)).toContain('201');
+    expect(Object.keys(op('/api/tasks', 'post').responses)).not.toContain('200');
+    expect(op('/api/tasks/{id}', 'delete').responses['204']).toBeDefined();
+    expect(op('/api/tasks/{id}', 'delete').responses['204']!.content).toBeUndefined();
+    expect(op('/api/tasks', 'get').responses['304']).toBeDefined();
+    expect(op('/api/tasks/{id}', 'get').responses['304']).toBeDefined();
+    expect(op('/api/v2/tasks', 'get').responses['304']).toBeUndefined();
+  });
+
+  it('documents every error as problem+json with the Problem schema', () => {
+    expect(document.components.schemas.Problem).toBeDefined();
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (Number(status) < 400) continue;
+          expect(response.content, `${method} ${path} ${status}`).toEqual({
+            'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
+          });
+        }
+        expect(operation.responses['500'], `${method} ${path}`).toBeDefined();
+      }
+    }
+    expect(Object.keys(op('/api/tasks/{id}', 'patch').responses)).toEqual(expect.arrayContaining(['404', '412', '422']));
+  });
+
+  it('documents response headers', () => {
+    const created = op('/api/tasks', 'post').responses['201']!.headers!;
+    expect(Object.keys(created)).toEqual(expect.arrayContaining(['Location', 'ETag']));
+    const read = op('/api/tasks/{id}', 'get').responses['200']!.headers!;
+    expect(Object.keys(read)).toEqual(expect.arrayContaining(['ETag', 'Cache-Control', 'API-Version', 'Vary']));
+    expect(Object.keys(op('/api/tasks', 'get').responses['200']!.headers!)).toEqual(expect.arrayContaining(['ETag', 'Cache-Control', 'Link']));
+    const v0 = op('/api/v0/tasks', 'get');
+    expect(v0.deprecated).toBe(true);
+    expect(v0.responses['200']!.headers!.Deprecation!.schema!.const).toBe('@1790812800');
+    expect(v0.responses['200']!.headers!.Sunset!.schema!.const).toBe('Wed, 30 Jun 2027 00:00:00 GMT');
+    expect(Object.keys(v0.responses['200']!.headers!)).toContain('Link');
+  });
+
+  it('documents request headers and rejects unknown body fields', () => {
+    const names = (operation: Operation) => (operation.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name.toLowerCase());
+    expect(names(op('/api/tasks/{id}', 'get'))).toEqual(expect.arrayContaining(['api-version', 'if-none-match']));
+    expect(names(op('/api/tasks/{id}', 'patch'))).toContain('if-match');
+    expect(names(op('/api/tasks/{id}', 'delete'))).toContain('if-match');
+    expect(op('/api/tasks/{id}', 'patch').requestBody!.content['application/json']!.schema.additionalProperties).toBe(false);
+    expect(op('/api/tasks', 'post').requestBody!.content['application/json']!.schema.additionalProperties).toBe(false);
+  });
+
+  it('matches the committed contract (run `npm run contracts` after a deliberate change)', async () => {
+    const contract = JSON.parse(await readFile(new URL('./contracts/openapi.json', import.meta.url), 'utf8')) as Document;
+    expect({ ...document, servers: contract.servers }).toEqual(contract);
+  });
+});
