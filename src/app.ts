@@ -38,8 +38,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   }
   const handler = createRequestHandler({
     router: appRouter,
-    service: createServiceContext(database.db, options.clock ?? systemClock),
+    service: createServiceContext(database.db, options.clock ?? systemClock, {
+      baseUrl: config.baseUrl,
+      jwtSecret: config.jwtSecret,
+      rateLimits: config.rateLimits,
+    }),
     baseUrl: config.baseUrl,
+    trustProxy: config.trustProxy,
     log,
   });
   const server = createServer((req, res) => {

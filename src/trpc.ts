@@ -5,9 +5,20 @@ import { AppError } from './errors/app-error.ts';
 import { problemTypes } from './errors/problem-types.ts';
 import { fieldErrorsOf, toTRPCError } from './errors/trpc-error-mapping.ts';
 import type { HttpMeta } from './http/http-meta.ts';
+import { credentialsRequired, insufficientScope } from './services/auth/bearer-challenge.ts';
+import type { Caller, Scope } from './services/auth/caller.ts';
+import { hitRateLimit, rateLimitHeaders, type RateLimitOutcome } from './services/rate-limits/hit-rate-limit.ts';
+import type { LimitName } from './services/rate-limits/limit-policies.ts';
 import type { ServiceContext } from './services/service-context.ts';
 
-export type Meta = OpenApiMeta<{ http?: HttpMeta }>;
+/** Who may call a procedure and which limit it counts against; enforced on every transport. */
+export interface AccessMeta {
+  /** `credentials`: any valid key or token; `api-key`: a key, not a token; a scope: a caller holding it. */
+  requires?: 'credentials' | 'api-key' | Scope;
+  rateLimit?: LimitName;
+}
+
+export type Meta = OpenApiMeta<{ http?: HttpMeta; access?: AccessMeta }>;
 
 /** What every procedure receives, whichever transport called it. */
 export interface Context {
@@ -15,8 +26,14 @@ export interface Context {
   requestId: string;
   /** The request's headers, names in lower case. */
   headers: IncomingHttpHeaders;
-  /** Headers a procedure adds to its response (Location, Link, API-Version, …). */
+  /** The verified caller; undefined for an anonymous request. */
+  caller: Caller | undefined;
+  /** The client's address (X-Forwarded-For's first entry with TRUST_PROXY). */
+  clientAddress: string;
+  /** Headers a procedure adds to its response (Location, Link, RateLimit, …). */
   responseHeaders: Record<string, string>;
+  /** The rate-limit count of this request, when its procedure is limited. */
+  rateLimit?: RateLimitOutcome;
 }
 
 const t = initTRPC
@@ -41,11 +58,43 @@ const t = initTRPC
  */
 const domainErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && result.error.cause instanceof AppError) {
-    throw toTRPCError(result.error.cause);
-  }
+  if (!result.ok && result.error.cause instanceof AppError) throw toTRPCError(result.error.cause);
   return result;
 });
 
+/**
+ * Enforces a procedure's AccessMeta before its input is read: the rate limit
+ * (identity known, so keys count apart from addresses), then credentials
+ * (401), then key-only or scope (403). Ownership checks that need the input
+ * stay in the service, after validation (DECISIONS order).
+ */
+const access = t.middleware(async ({ ctx, meta, next }) => {
+  const rules = meta?.access;
+  if (!rules) return next();
+  let rateLimit: RateLimitOutcome | undefined;
+  if (rules.rateLimit) {
+    const client = ctx.caller ? `key:${ctx.caller.keyId}` : `ip:${ctx.clientAddress}`;
+    // The headers ride on the 429 itself and, once counted, on every other answer.
+    rateLimit = await hitRateLimit({ ctx: ctx.service, input: { name: rules.rateLimit, client, authenticated: ctx.caller !== undefined } });
+    Object.assign(ctx.responseHeaders, rateLimitHeaders(rateLimit));
+  }
+  if (rules.requires) {
+    const caller = requireCaller(ctx);
+    if (rules.requires === 'api-key' && caller.method !== 'api-key') {
+      throw new AppError('forbidden', { detail: 'This endpoint needs an API key; a token cannot be used here.' });
+    }
+    if (rules.requires !== 'credentials' && rules.requires !== 'api-key' && !caller.scopes.includes(rules.requires)) {
+      throw insufficientScope(ctx.service, rules.requires);
+    }
+  }
+  return next({ ctx: { ...ctx, rateLimit } });
+});
+
+/** The verified caller, or the 401 for an endpoint that needs one. */
+export function requireCaller(ctx: Context): Caller {
+  if (!ctx.caller) throw credentialsRequired(ctx.service);
+  return ctx.caller;
+}
+
 export const router = t.router;
-export const publicProcedure = t.procedure.use(domainErrors);
+export const publicProcedure = t.procedure.use(domainErrors).use(access);

@@ -11,8 +11,12 @@ export interface HttpMeta {
    * no-cache and a 304 when If-None-Match matches.
    */
   entityTag?: boolean;
+  /** The procedure returns this media type as a string, sent as is instead of JSON. */
+  contentType?: string;
   /** Headers sent with the same value on every response of the route, errors included. */
   fixedHeaders?: Record<string, string>;
+  /** Headers sent with the same value on the route's successful responses only. */
+  successHeaders?: Record<string, string>;
   /** Headers the procedure sets itself, documented in the OpenAPI document. */
   responseHeaders?: Record<string, { description: string; required?: boolean }>;
 }

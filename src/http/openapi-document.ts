@@ -1,5 +1,6 @@
 import type { AnyTRPCRouter } from '@trpc/server';
 import { forEachOpenApiProcedure, generateOpenApiDocument, normalizePath, type OpenAPIObject } from 'trpc-to-openapi';
+import type { AccessMeta } from '../trpc.ts';
 import type { HttpMeta } from './http-meta.ts';
 import { problemSchema } from './problem-schema.ts';
 
@@ -10,17 +11,28 @@ const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: '#/compo
 
 const errorDescriptions: Record<string, string> = {
   '400': 'Bad request (invalid JSON, or a header with an unsupported value)',
+  '401': 'Missing, malformed or invalid credentials (an invalid credential is refused on every endpoint)',
+  '403': 'The credential lacks the scope, or is a token where a key is needed, or is not the key being revoked',
   '404': 'Not found',
   '412': 'The resource has changed (If-Match did not match)',
   '413': 'Request body larger than 64 KiB',
   '422': "The request isn't valid; `errors` lists each field",
+  '429': 'Rate limit exceeded; retry after Retry-After seconds',
   '500': 'Unexpected failure',
+  '503': 'Service unavailable (no signing secret configured)',
+};
+
+const header = (description: string, schema: JsonObject = { type: 'string' }, required = true) => ({ required, schema, description });
+
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': header('The limit: "<name>";q=<limit>;w=<window seconds>'),
+  RateLimit: header('This window: "<name>";r=<remaining>;t=<seconds until reset>'),
 };
 
 /**
  * The OpenAPI 3.1 document: generated from the router by trpc-to-openapi,
- * then corrected from each route's HttpMeta so that it tells the truth about
- * success statuses, headers and problem+json errors (PITFALLS).
+ * then corrected from each route's HttpMeta and AccessMeta so that it tells
+ * the truth about success statuses, headers, security and problem+json errors.
  */
 export function buildOpenApiDocument(router: AnyTRPCRouter, baseUrl: string): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
@@ -30,7 +42,9 @@ export function buildOpenApiDocument(router: AnyTRPCRouter, baseUrl: string): Op
     openApiVersion: '3.1.0',
     baseUrl,
     defs: { Problem: problemSchema },
-    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (lab_…) or a JWT' } },
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer', description: 'An API key (lab_…) or a JWT from POST /api/token' },
+    },
   });
 
   forEachOpenApiProcedure(router._def.procedures, ({ meta }) => {
@@ -38,10 +52,11 @@ export function buildOpenApiDocument(router: AnyTRPCRouter, baseUrl: string): Op
     const method = meta.openapi.method.toLowerCase();
     const operation = (document.paths?.[path] as JsonObject | undefined)?.[method] as JsonObject | undefined;
     if (!operation) return;
-    const http = (meta as { http?: HttpMeta }).http ?? {};
-    // Credentials are optional on public routes: anonymous or Bearer.
-    operation.security = [{}, { bearer: [] }];
-    operation.responses = correctResponses(operation.responses as Record<string, ResponseObject>, method, http);
+    const { http = {}, access = {} } = meta as { http?: HttpMeta; access?: AccessMeta };
+    operation.security = securityOf(access);
+    const declared = meta.openapi.errorResponses ?? [];
+    const declaredErrors = (Array.isArray(declared) ? declared : Object.keys(declared)).map(String);
+    operation.responses = correctResponses(operation.responses as Record<string, ResponseObject>, method, { http, access, declaredErrors });
     forbidUnknownBodyFields(operation);
   });
 
@@ -51,36 +66,42 @@ export function buildOpenApiDocument(router: AnyTRPCRouter, baseUrl: string): Op
   return document;
 }
 
-function correctResponses(responses: Record<string, ResponseObject>, method: string, http: HttpMeta): Record<string, ResponseObject> {
+/** Public routes take a credential or none; protected ones need one, named with its scope (OAS 3.1 roles). */
+function securityOf(access: AccessMeta): JsonObject[] {
+  if (!access.requires) return [{}, { bearer: [] }];
+  const isScope = access.requires !== 'credentials' && access.requires !== 'api-key';
+  return [{ bearer: isScope ? [access.requires] : [] }];
+}
+
+function correctResponses(
+  responses: Record<string, ResponseObject>,
+  method: string,
+  { http, access, declaredErrors }: { http: HttpMeta; access: AccessMeta; declaredErrors: string[] },
+): Record<string, ResponseObject> {
   const corrected: Record<string, ResponseObject> = {};
-  const fixedHeaders = Object.fromEntries(
-    Object.entries(http.fixedHeaders ?? {}).map(([name, value]) => [
-      name,
-      { required: true, schema: { type: 'string', const: value }, description: `Always \`${value}\`` },
-    ]),
-  );
+  const fixedHeaders = constantHeaders(http.fixedHeaders);
+  const successHeaders = constantHeaders(http.successHeaders);
+  const limitHeaders = access.rateLimit ? RATE_LIMIT_HEADERS : {};
   const entityTagHeaders: JsonObject = http.entityTag
     ? {
-        ETag: { required: true, schema: { type: 'string' }, description: 'Strong entity tag of this representation' },
-        ...(method === 'get'
-          ? { 'Cache-Control': { required: true, schema: { type: 'string', const: 'no-cache' }, description: 'Always revalidate' } }
-          : {}),
+        ETag: header('Strong entity tag of this representation'),
+        ...(method === 'get' ? { 'Cache-Control': header('Always revalidate', { type: 'string', const: 'no-cache' }) } : {}),
       }
     : {};
   const ownHeaders = Object.fromEntries(
-    Object.entries(http.responseHeaders ?? {}).map(([name, header]) => [
-      name,
-      { required: header.required ?? false, schema: { type: 'string' }, description: header.description },
-    ]),
+    Object.entries(http.responseHeaders ?? {}).map(([name, own]) => [name, header(own.description, { type: 'string' }, own.required ?? false)]),
   );
 
   const success = responses['200'];
   const status = String(http.successStatus ?? 200);
   if (success) {
+    const content = http.contentType
+      ? { [http.contentType.split(';')[0]!]: { schema: { type: 'string' } } }
+      : (success.content ?? {});
     corrected[status] = {
       description: { '200': 'OK', '201': 'Created', '204': 'No content' }[status] ?? success.description,
-      headers: { ...entityTagHeaders, ...ownHeaders, ...fixedHeaders },
-      ...(status === '204' ? {} : { content: success.content ?? {} }),
+      headers: { ...entityTagHeaders, ...ownHeaders, ...fixedHeaders, ...successHeaders, ...limitHeaders },
+      ...(status === '204' ? {} : { content }),
     };
   }
   if (http.entityTag && method === 'get') {
@@ -89,15 +110,31 @@ function correctResponses(responses: Record<string, ResponseObject>, method: str
       headers: { ...entityTagHeaders, ...fixedHeaders },
     };
   }
-  const errorStatuses = new Set([...Object.keys(responses).filter((code) => code !== '200' && code !== '401' && code !== '403'), '500']);
+
+  // Any route can meet an invalid credential (401) or an unexpected failure (500).
+  const errorStatuses = new Set([...declaredErrors, '401', '500']);
+  if (access.requires && access.requires !== 'credentials') errorStatuses.add('403');
+  if (access.rateLimit) errorStatuses.add('429');
   for (const code of [...errorStatuses].sort()) {
+    const headers: JsonObject = { ...fixedHeaders };
+    if (code === '401' || code === '403') {
+      headers['WWW-Authenticate'] = header('Bearer challenge: realm, and error / error_description / scope as RFC 6750 says', undefined, code === '401');
+    }
+    if (code === '429') Object.assign(headers, { 'Retry-After': header('Whole seconds until the window ends', { type: 'integer', minimum: 1 }) });
+    if (access.rateLimit && code !== '401') Object.assign(headers, limitHeaders);
     corrected[code] = {
       description: errorDescriptions[code] ?? responses[code]?.description ?? 'Error',
-      ...(Object.keys(fixedHeaders).length > 0 ? { headers: fixedHeaders } : {}),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
       content: PROBLEM_CONTENT,
     };
   }
   return corrected;
+}
+
+function constantHeaders(headers: Record<string, string> = {}): JsonObject {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, header(`Always \`${value}\``, { type: 'string', const: value })]),
+  );
 }
 
 /** SPEC: unknown body fields are rejected on every route, PATCH included. */

@@ -3,6 +3,8 @@ import type { AnyTRPCRouter } from '@trpc/server';
 import { AppError } from '../errors/app-error.ts';
 import type { ServiceContext } from '../services/service-context.ts';
 import type { Context } from '../trpc.ts';
+import { authenticateRequest } from './authenticate-request.ts';
+import { clientAddressOf } from './client-address.ts';
 import type { Logger } from './logger.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 import { writeProblem } from './problem-response.ts';
@@ -15,16 +17,18 @@ export interface RequestHandlerOptions {
   router: AnyTRPCRouter;
   service: ServiceContext;
   baseUrl: string;
+  trustProxy: boolean;
   log: Logger;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /**
- * The dispatch table: /api/trpc to tRPC, /api/openapi.json to the document,
- * every REST route to its procedure, anything else to a 404 problem.
+ * The dispatch table. Every request is first credential-checked, then routed:
+ * /api/trpc to tRPC, /api/openapi.json to the document, every REST route to
+ * its procedure, anything else to a 404 problem.
  */
-export function createRequestHandler({ router, service, baseUrl, log }: RequestHandlerOptions): RequestHandler {
+export function createRequestHandler({ router, service, baseUrl, trustProxy, log }: RequestHandlerOptions): RequestHandler {
   const routes = buildRestRoutes(router);
   const openApiJson = JSON.stringify(buildOpenApiDocument(router, baseUrl));
 
@@ -43,13 +47,23 @@ export function createRequestHandler({ router, service, baseUrl, log }: RequestH
         'request',
       );
     });
-    const createContext = (): Context => ({ service, requestId, headers: req.headers, responseHeaders: {} });
+    const contextFor = (caller: Context['caller']): Context => ({
+      service,
+      requestId,
+      headers: req.headers,
+      caller,
+      clientAddress: clientAddressOf(req, trustProxy),
+      responseHeaders: {},
+    });
+    let ctx: Context | undefined;
 
     try {
       if (pathname.startsWith(TRPC_PREFIX)) {
-        await serveTrpc({ router, req, res, pathname, createContext, log });
+        // Credential failures there answer in tRPC's own envelope.
+        await serveTrpc({ router, req, res, pathname, createContext: async () => contextFor(await authenticateRequest(service, req)), log });
         return;
       }
+      ctx = contextFor(await authenticateRequest(service, req));
       if ((method === 'GET' || method === 'HEAD') && pathname === '/api/openapi.json') {
         res.setHeader('Content-Type', 'application/json');
         res.setHeader('Content-Length', Buffer.byteLength(openApiJson));
@@ -59,7 +73,7 @@ export function createRequestHandler({ router, service, baseUrl, log }: RequestH
       const match = matchRoute(routes, method, pathname);
       if (!match) throw new AppError('not-found', { detail: `No route for ${method} ${rawPath}.` });
       const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
-      await serveRestRoute({ router, match, req, res, query, ctx: createContext() });
+      await serveRestRoute({ router, match, req, res, query, ctx });
     } catch (thrown) {
       const error = toAppError(thrown);
       if (res.headersSent) {
@@ -67,6 +81,8 @@ export function createRequestHandler({ router, service, baseUrl, log }: RequestH
         res.destroy();
         return;
       }
+      // Headers the route earned before failing, such as its rate-limit count.
+      for (const [name, value] of Object.entries(ctx?.responseHeaders ?? {})) res.setHeader(name, value);
       if (error instanceof AppError) {
         // The body was not read to its end: close rather than reuse the connection.
         if (error.slug === 'payload-too-large') res.setHeader('Connection', 'close');

@@ -43,10 +43,20 @@ export async function serveRestRoute(options: {
   }
 
   for (const [name, value] of Object.entries(ctx.responseHeaders)) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(route.http.successHeaders ?? {})) res.setHeader(name, value);
+
   const status = route.http.successStatus ?? 200;
   if (status === 204) {
     res.statusCode = 204;
     res.end();
+    return;
+  }
+  if (route.http.contentType) {
+    const text = String(data);
+    res.statusCode = status;
+    res.setHeader('Content-Type', route.http.contentType);
+    res.setHeader('Content-Length', Buffer.byteLength(text));
+    res.end(text);
     return;
   }
   const json = JSON.stringify(data);

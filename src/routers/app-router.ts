@@ -1,4 +1,9 @@
 import { router } from '../trpc.ts';
+import { authRouter } from './auth/router.ts';
+import { exportRouter } from './export/router.ts';
+import { keysRouter } from './keys/router.ts';
+import { limitsRouter } from './limits/router.ts';
+import { statsRouter } from './stats/router.ts';
 import { systemRouter } from './system/router.ts';
 import { tasksRouter } from './tasks/router.ts';
 
@@ -6,6 +11,11 @@ import { tasksRouter } from './tasks/router.ts';
 export const appRouter = router({
   system: systemRouter,
   tasks: tasksRouter,
+  keys: keysRouter,
+  auth: authRouter,
+  stats: statsRouter,
+  export: exportRouter,
+  limits: limitsRouter,
 });
 
 export type AppRouter = typeof appRouter;

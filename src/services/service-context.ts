@@ -1,16 +1,21 @@
+import type { Config } from '../config.ts';
 import type { Database, Executor } from '../db/database.ts';
 import type { Clock } from '../lib/clock.ts';
+
+/** The deployment settings services act on. */
+export type ServiceSettings = Pick<Config, 'baseUrl' | 'jwtSecret' | 'rateLimits'>;
 
 /** What every service verb receives as `ctx`. */
 export interface ServiceContext {
   /** The database, or the transaction this verb runs inside. */
   db: Executor;
   clock: Clock;
+  settings: ServiceSettings;
   inTransaction?: boolean;
 }
 
-export function createServiceContext(db: Database, clock: Clock): ServiceContext {
-  return { db, clock };
+export function createServiceContext(db: Database, clock: Clock, settings: ServiceSettings): ServiceContext {
+  return { db, clock, settings };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { startApp, type RunningApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { Clock } from '../../src/lib/clock.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 export const TEST_BASE_URL = 'http://api.test';
@@ -10,28 +11,43 @@ export interface TestServer {
   /** The BASE_URL the service was given: problem types and links use it. */
   baseUrl: string;
   app: RunningApp;
+  database: TestDatabase;
   stop(): Promise<void>;
 }
 
-/** Starts the real service on port 0 against a fresh database. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const database: TestDatabase = await createTestDatabase();
+export interface TestServerOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  /** Serve an existing test database (a second instance) instead of a fresh one. */
+  database?: TestDatabase;
+}
+
+/**
+ * Starts the real service on port 0 against a fresh database. The anonymous
+ * task-write limit is raised so that tests about other things can create
+ * freely; rate-limit tests set it back.
+ */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const ownsDatabase = options.database === undefined;
+  const database = options.database ?? (await createTestDatabase());
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     BASE_URL: TEST_BASE_URL,
     LOG_LEVEL: 'silent',
+    RATE_LIMIT_TASK_WRITES_ANON: '1000000',
     ...database.env,
-    ...env,
+    ...options.env,
   });
-  const app = await startApp(config);
+  const app = await startApp(config, options.clock ? { clock: options.clock } : {});
   return {
     url: app.url,
     baseUrl: TEST_BASE_URL,
     app,
+    database,
     stop: async () => {
       await app.stop();
-      await database.drop();
+      if (ownsDatabase) await database.drop();
     },
   };
 }

@@ -18,6 +18,7 @@ export const createTaskProcedure = publicProcedure
       entityTag: true,
       responseHeaders: { Location: { description: 'The new task: /api/tasks/{id}', required: true } },
     },
+    access: { rateLimit: 'task-writes' },
   })
   .input(newTaskSchema)
   .output(taskSchema)

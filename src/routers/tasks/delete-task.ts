@@ -15,6 +15,7 @@ export const deleteTaskProcedure = publicProcedure
       errorResponses: [404, 412, 422],
     },
     http: { successStatus: 204 },
+    access: { rateLimit: 'task-writes' },
   })
   .input(taskIdInputSchema)
   .output(z.void())

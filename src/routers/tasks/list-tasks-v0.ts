@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listTasks } from '../../services/tasks/list-tasks.ts';
 import { publicProcedure } from '../../trpc.ts';
-import { uuidSchema } from './task-schemas.ts';
+import { uuidSchema } from '../common/schemas.ts';
 
 /** SPEC "Versioning": the retired list keeps working and says so in its headers. */
 export const VERSION_0_HEADERS = {

@@ -1,23 +1,11 @@
 import { z } from 'zod';
+import { timestampSchema, trimmedText, uuidSchema } from '../common/schemas.ts';
 
-/** Characters as JSON Schema counts them: Unicode code points, not UTF-16 units (DECISIONS). */
-function codePoints(value: string): number {
-  let count = 0;
-  for (const _ of value) count++;
-  return count;
-}
-
-/** A path or body id: any 8-4-4-4-12 hex UUID, as PostgreSQL's uuid type accepts. */
-export const uuidSchema = z.guid({ error: 'Must be a UUID' }).meta({ format: 'uuid' });
-
-const timestampSchema = z.iso.datetime().meta({ description: 'ISO 8601, UTC, millisecond precision' });
-
-export const titleSchema = z
-  .string({ error: (issue) => (issue.input === undefined ? 'Give the task a title' : undefined) })
-  .trim()
-  .refine((title) => codePoints(title) >= 1, 'Give the task a title')
-  .refine((title) => codePoints(title) <= 200, 'Keep the title under 200 characters')
-  .meta({ minLength: 1, maxLength: 200, description: 'Trimmed; 1 to 200 characters after trimming' });
+export const titleSchema = trimmedText({
+  max: 200,
+  empty: 'Give the task a title',
+  tooLong: 'Keep the title under 200 characters',
+});
 
 export const taskSchema = z
   .object({

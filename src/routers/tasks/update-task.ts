@@ -16,6 +16,7 @@ export const updateTaskProcedure = publicProcedure
       errorResponses: [400, 404, 412, 413, 422],
     },
     http: { entityTag: true },
+    access: { rateLimit: 'task-writes' },
   })
   .input(taskPatchSchema)
   .output(taskSchema)

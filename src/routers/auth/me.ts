@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { publicProcedure, requireCaller } from '../../trpc.ts';
+import { identitySchema } from './auth-schemas.ts';
+
+export const meProcedure = publicProcedure
+  .meta({
+    openapi: { method: 'GET', path: '/api/me', tags: ['auth'], summary: 'Who the credential belongs to' },
+    access: { requires: 'credentials' },
+  })
+  .input(z.void())
+  .output(identitySchema)
+  .query(({ ctx }) => {
+    const caller = requireCaller(ctx);
+    return {
+      method: caller.method,
+      keyId: caller.keyId,
+      name: caller.name,
+      scopes: caller.scopes,
+      expiresAt: caller.expiresAt.toISOString(),
+    };
+  });

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/** Characters as JSON Schema counts them: Unicode code points, not UTF-16 units (DECISIONS). */
+function codePoints(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
+
+/** A path or body id: any 8-4-4-4-12 hex UUID, as PostgreSQL's uuid type accepts. */
+export const uuidSchema = z.guid({ error: 'Must be a UUID' }).meta({ format: 'uuid' });
+
+export const timestampSchema = z.iso.datetime().meta({ description: 'ISO 8601, UTC, millisecond precision' });
+
+/**
+ * A required text that is trimmed, then holds 1 to `max` code points. A
+ * missing value gets the same message as an empty one.
+ */
+export function trimmedText(options: { max: number; empty: string; tooLong: string }) {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? options.empty : undefined) })
+    .trim()
+    .refine((text) => codePoints(text) >= 1, options.empty)
+    .refine((text) => codePoints(text) <= options.max, options.tooLong)
+    .meta({ minLength: 1, maxLength: options.max, description: `Trimmed; 1 to ${options.max} characters after trimming` });
+}

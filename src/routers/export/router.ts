@@ -1,0 +1,4 @@
+import { router } from '../../trpc.ts';
+import { exportTasksProcedure } from './export-tasks.ts';
+
+export const exportRouter = router({ tasks: exportTasksProcedure });

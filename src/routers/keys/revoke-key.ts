@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { revokeApiKey } from '../../services/keys/revoke-api-key.ts';
+import { publicProcedure, requireCaller } from '../../trpc.ts';
+import { keyIdInputSchema } from './key-schemas.ts';
+
+export const revokeKeyProcedure = publicProcedure
+  .meta({
+    openapi: {
+      method: 'DELETE',
+      path: '/api/keys/{id}',
+      tags: ['keys'],
+      summary: 'Revoke the key you authenticate with',
+      description: 'Authenticate with the key itself; a token or another key gets 403. The key stops working at once.',
+      errorResponses: [403, 422],
+    },
+    http: { successStatus: 204 },
+    // Key-only and ownership are checked after the id is validated (DECISIONS order).
+    access: { requires: 'credentials' },
+  })
+  .input(keyIdInputSchema)
+  .output(z.void())
+  .mutation(async ({ ctx, input }) => {
+    await revokeApiKey({ ctx: ctx.service, input: { caller: requireCaller(ctx), id: input.id } });
+  });

@@ -1,0 +1,5 @@
+import { router } from '../../trpc.ts';
+import { createKeyProcedure } from './create-key.ts';
+import { revokeKeyProcedure } from './revoke-key.ts';
+
+export const keysRouter = router({ create: createKeyProcedure, revoke: revokeKeyProcedure });

@@ -1,0 +1,13 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+export const API_KEY_PREFIX = 'lab_';
+
+/** `lab_` + 43 URL-safe base64 characters: 32 bytes from the CSPRNG (SPEC "CreatedKey"). */
+export function generateApiKey(): string {
+  return `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+/** What the database holds instead of the key. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { apiKeys } from '../../db/schema/index.ts';
+import type { Scope } from '../auth/caller.ts';
+import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
+import { generateApiKey, hashApiKey } from './api-key-secret.ts';
+
+/** SPEC "Retention": only the newest 500 keys are kept. */
+export const KEYS_RETAINED = 500;
+export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+export interface CreatedApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  expiresAt: Date;
+  /** The key itself: returned once, never stored. */
+  key: string;
+}
+
+export async function createApiKey({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { name: string; scopes: Scope[] };
+}): Promise<CreatedApiKey> {
+  const now = nowInMilliseconds(ctx);
+  const key = generateApiKey();
+  const created = {
+    id: randomUUID(),
+    name: input.name,
+    prefix: key.slice(0, 12),
+    scopes: [...new Set(input.scopes)],
+    expiresAt: new Date(now.getTime() + KEY_LIFETIME_MS),
+  };
+  await withTransaction(ctx, async (tx) => {
+    await tx.db.insert(apiKeys).values({ ...created, keyHash: hashApiKey(key), createdAt: now });
+    // As for tasks: rows another creator holds are skipped, not waited for.
+    await tx.db.execute(sql`
+      delete from ${apiKeys} where ${apiKeys.id} in (
+        select ${apiKeys.id} from ${apiKeys}
+        order by ${apiKeys.createdAt} desc, ${apiKeys.id} desc
+        offset ${KEYS_RETAINED}
+        for update skip locked
+      )`);
+  });
+  return { ...created, key };
+}
