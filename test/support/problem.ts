@@ -10,13 +10,21 @@ export interface Problem {
   errors?: { path: string; message: string }[];
 }
 
+/** DECISIONS "Problems", copied here on purpose: the tests check the service against the decision, not against itself. */
 const titles: Record<string, string> = {
   validation: "Your request isn't valid",
   'bad-request': "The request body isn't valid JSON",
   'not-found': 'Not found',
+  unauthorized: 'Authentication required',
+  forbidden: 'Not allowed',
   'unsupported-version': 'Unsupported API version',
   'precondition-failed': 'The resource has changed',
+  'idempotency-key-missing': 'Idempotency-Key header required',
+  'request-in-progress': 'A request with this key is still in progress',
+  'idempotency-key-reused': 'Idempotency key reused with a different request',
+  unavailable: 'Service unavailable',
   internal: 'Something went wrong on our side',
+  'rate-limited': 'Too many requests',
   'payload-too-large': 'Request body too large',
 };
 

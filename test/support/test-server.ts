@@ -4,6 +4,8 @@ import type { Clock } from '../../src/lib/clock.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 export const TEST_BASE_URL = 'http://api.test';
+/** The signing secret test servers get, so tests can forge tokens with it. */
+export const TEST_JWT_SECRET = 'test-signing-secret-0123456789abcdef';
 
 export interface TestServer {
   /** Where to send requests, e.g. http://127.0.0.1:41234. */
@@ -36,6 +38,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     BASE_URL: TEST_BASE_URL,
     LOG_LEVEL: 'silent',
     RATE_LIMIT_TASK_WRITES_ANON: '1000000',
+    JWT_SECRET: TEST_JWT_SECRET,
     ...database.env,
     ...options.env,
   });

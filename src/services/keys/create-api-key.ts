@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema/index.ts';
 import type { Scope } from '../auth/caller.ts';
+import { RETENTION_LOCKS, retainNewest } from '../retention.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
 import { generateApiKey, hashApiKey } from './api-key-secret.ts';
 
@@ -37,14 +37,7 @@ export async function createApiKey({
   };
   await withTransaction(ctx, async (tx) => {
     await tx.db.insert(apiKeys).values({ ...created, keyHash: hashApiKey(key), createdAt: now });
-    // As for tasks: rows another creator holds are skipped, not waited for.
-    await tx.db.execute(sql`
-      delete from ${apiKeys} where ${apiKeys.id} in (
-        select ${apiKeys.id} from ${apiKeys}
-        order by ${apiKeys.createdAt} desc, ${apiKeys.id} desc
-        offset ${KEYS_RETAINED}
-        for update skip locked
-      )`);
+    await retainNewest(tx, { table: apiKeys, id: apiKeys.id, createdAt: apiKeys.createdAt, keep: KEYS_RETAINED, lockId: RETENTION_LOCKS.apiKeys });
   });
   return { ...created, key };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { tasks, type TaskRow } from '../../db/schema/index.ts';
+import { RETENTION_LOCKS, retainNewest } from '../retention.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
 
 /** SPEC "Retention": only the newest 200 tasks are kept. */
@@ -19,23 +19,7 @@ export async function createTask({ ctx, input }: { ctx: ServiceContext; input: C
       .insert(tasks)
       .values({ id: randomUUID(), title: input.title, done: input.done ?? false, createdAt: now, updatedAt: now })
       .returning();
-    await retainNewestTasks(tx);
+    await retainNewest(tx, { table: tasks, id: tasks.id, createdAt: tasks.createdAt, keep: TASKS_RETAINED, lockId: RETENTION_LOCKS.tasks });
     return row!;
   });
-}
-
-/**
- * Deletes every task beyond the newest 200. Rows another writer holds are
- * skipped rather than waited for: concurrent creators locking overlapping
- * victims in different orders deadlocked (PITFALLS); a skipped row goes with
- * the next creation.
- */
-async function retainNewestTasks(ctx: ServiceContext): Promise<void> {
-  await ctx.db.execute(sql`
-    delete from ${tasks} where ${tasks.id} in (
-      select ${tasks.id} from ${tasks}
-      order by ${tasks.createdAt} desc, ${tasks.id} desc
-      offset ${TASKS_RETAINED}
-      for update skip locked
-    )`);
 }
