@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from './support/test-server.ts';
 
 interface Operation {
   deprecated?: boolean;
+  security?: Record<string, string[]>[];
   parameters?: { in: string; name: string }[];
   requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
   responses: Record<string, { headers?: Record<string, { schema?: { const?: string } }>; content?: Record<string, unknown> }>;
@@ -15,7 +16,7 @@ interface Document {
   info: { version: string };
   servers: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, unknown> };
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
 }
 
 let server: TestServer;
@@ -89,6 +90,35 @@ describe('GET /api/openapi.json', () => {
     expect(names(op('/api/tasks/{id}', 'delete'))).toContain('if-match');
     expect(op('/api/tasks/{id}', 'patch').requestBody!.content['application/json']!.schema.additionalProperties).toBe(false);
     expect(op('/api/tasks', 'post').requestBody!.content['application/json']!.schema.additionalProperties).toBe(false);
+  });
+
+  it('declares the HTTP bearer scheme and which operations need it, with their scope', () => {
+    expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(op('/api/tasks', 'get').security).toEqual([{}, { bearer: [] }]);
+    expect(op('/api/me', 'get').security).toEqual([{ bearer: [] }]);
+    expect(op('/api/token', 'post').security).toEqual([{ bearer: [] }]);
+    expect(op('/api/keys/{id}', 'delete').security).toEqual([{ bearer: [] }]);
+    expect(op('/api/stats', 'get').security).toEqual([{ bearer: ['stats:read'] }]);
+    expect(op('/api/export/tasks', 'get').security).toEqual([{ bearer: ['tasks:export'] }]);
+  });
+
+  it('documents 401, 403 and 429 with their headers, and the CSV export as text/csv', () => {
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        expect(Object.keys(operation.responses['401']!.headers!), `${method} ${path}`).toContain('WWW-Authenticate');
+      }
+    }
+    expect(Object.keys(op('/api/stats', 'get').responses['403']!.headers!)).toContain('WWW-Authenticate');
+    for (const [path, method] of [['/api/tasks', 'post'], ['/api/keys', 'post'], ['/api/token', 'post'], ['/api/limits/demo', 'get']] as const) {
+      const operation = op(path, method);
+      expect(Object.keys(operation.responses['429']!.headers!)).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit-Policy', 'RateLimit']));
+      const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'))![1];
+      expect(Object.keys(success.headers!)).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit']));
+    }
+    const csv = op('/api/export/tasks', 'get').responses['200']!;
+    expect(Object.keys(csv.content!)).toEqual(['text/csv']);
+    expect(Object.keys(csv.headers!)).toContain('Content-Disposition');
+    expect(op('/api/token', 'post').responses['503']).toBeDefined();
   });
 
   it('matches the committed contract (run `npm run contracts` after a deliberate change)', async () => {
