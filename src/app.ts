@@ -2,10 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/client.ts';
+import { buildApiDocument } from './http/api-document.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { createRequestHandler } from './http/request-handler.ts';
+import { createScoreStreams, type ScoreStreams } from './http/sse/score-streams.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { appRouter } from './routers/app-router.ts';
+import { noEventDispatcher } from './services/events/event-dispatcher.ts';
+import { EventPoller } from './services/events/event-poller.ts';
 import { createServiceContext } from './services/service-context.ts';
 
 /** In-flight requests get this long to finish at shutdown (DECISIONS). */
@@ -13,6 +17,9 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface RunningApp {
   server: Server;
+  /** The process's one event poller and its open streams, observable for tests and metrics. */
+  poller: EventPoller;
+  scoreStreams: ScoreStreams;
   /** Where the server listens, e.g. http://127.0.0.1:41234. */
   url: string;
   database: DatabaseHandle;
@@ -36,13 +43,18 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     await database.close();
     throw error;
   }
+  const service = createServiceContext(database.db, {
+    clock: options.clock ?? systemClock,
+    settings: { baseUrl: config.baseUrl, jwtSecret: config.jwtSecret, rateLimits: config.rateLimits },
+    dispatcher: noEventDispatcher,
+  });
+  const poller = new EventPoller(service, config.sse.pollMs, (error) => log.error({ err: error }, 'event poll failed'));
+  const scoreStreams = createScoreStreams({ service, poller, streamMs: config.sse.streamMs, keepAliveMs: config.sse.keepAliveMs, log });
   const handler = createRequestHandler({
     router: appRouter,
-    service: createServiceContext(database.db, options.clock ?? systemClock, {
-      baseUrl: config.baseUrl,
-      jwtSecret: config.jwtSecret,
-      rateLimits: config.rateLimits,
-    }),
+    service,
+    scoreStreams,
+    openApiJson: JSON.stringify(buildApiDocument(config.baseUrl)),
     baseUrl: config.baseUrl,
     trustProxy: config.trustProxy,
     log,
@@ -74,6 +86,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const stop = () => {
     stopping ??= (async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Streams would hold their connections open for SSE_STREAM_MS: end them now.
+      scoreStreams.closeAll();
+      poller.stop();
       server.closeIdleConnections();
       const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       await closed;
@@ -83,5 +98,5 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     })();
     return stopping;
   };
-  return { server, url, database, log, stop };
+  return { server, url, database, log, poller, scoreStreams, stop };
 }

@@ -1,37 +1,42 @@
 import { initTRPC } from '@trpc/server';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { AppError } from './errors/app-error.ts';
 import { problemTypes } from './errors/problem-types.ts';
-import { fieldErrorsOf, toTRPCError } from './errors/trpc-error-mapping.ts';
+import { fieldErrorsOf } from './errors/trpc-error-mapping.ts';
 import type { HttpMeta } from './http/http-meta.ts';
-import { credentialsRequired, insufficientScope } from './services/auth/bearer-challenge.ts';
-import type { Caller, Scope } from './services/auth/caller.ts';
-import { hitRateLimit, rateLimitHeaders, type RateLimitOutcome } from './services/rate-limits/hit-rate-limit.ts';
-import type { LimitName } from './services/rate-limits/limit-policies.ts';
+import { access, type AccessMeta } from './middleware/access.ts';
+import { domainErrors } from './middleware/domain-errors.ts';
+import { idempotency } from './middleware/idempotency.ts';
+import { credentialsRequired } from './services/auth/bearer-challenge.ts';
+import type { Caller } from './services/auth/caller.ts';
+import type { StoredResponse } from './services/idempotency/idempotency-records.ts';
+import type { RateLimitOutcome } from './services/rate-limits/hit-rate-limit.ts';
 import type { ServiceContext } from './services/service-context.ts';
 
-/** Who may call a procedure and which limit it counts against; enforced on every transport. */
-export interface AccessMeta {
-  /** `credentials`: any valid key or token; `api-key`: a key, not a token; a scope: a caller holding it. */
-  requires?: 'credentials' | 'api-key' | Scope;
-  rateLimit?: LimitName;
-}
+export type { AccessMeta };
 
-export type Meta = OpenApiMeta<{ http?: HttpMeta; access?: AccessMeta }>;
+export type Meta = OpenApiMeta<{
+  http?: HttpMeta;
+  access?: AccessMeta;
+  /** Requires an Idempotency-Key and answers repeats from the stored response (SPEC "Idempotency-Key header rules"). */
+  idempotent?: boolean;
+}>;
 
 /** What every procedure receives, whichever transport called it. */
 export interface Context {
   service: ServiceContext;
   requestId: string;
-  /** The request's headers, names in lower case. */
-  headers: IncomingHttpHeaders;
+  /** The request as the transport saw it; `body` is the raw text when the transport read it. */
+  request: { method: string; path: string; headers: IncomingHttpHeaders; body?: string };
   /** The verified caller; undefined for an anonymous request. */
   caller: Caller | undefined;
   /** The client's address (X-Forwarded-For's first entry with TRUST_PROXY). */
   clientAddress: string;
-  /** Headers a procedure adds to its response (Location, Link, RateLimit, …). */
-  responseHeaders: Record<string, string>;
+  /**
+   * What the procedure adds to its answer: headers (Location, Link, RateLimit,
+   * …) and, for an idempotent repeat, the stored response to send instead.
+   */
+  response: { headers: Record<string, string>; replay?: StoredResponse };
   /** The rate-limit count of this request, when its procedure is limited. */
   rateLimit?: RateLimitOutcome;
 }
@@ -52,43 +57,10 @@ const t = initTRPC
     },
   });
 
-/**
- * Turns the domain's AppError into the matching tRPC error once, here, so no
- * procedure needs its own try/catch.
- */
-const domainErrors = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (!result.ok && result.error.cause instanceof AppError) throw toTRPCError(result.error.cause);
-  return result;
-});
-
-/**
- * Enforces a procedure's AccessMeta before its input is read: the rate limit
- * (identity known, so keys count apart from addresses), then credentials
- * (401), then key-only or scope (403). Ownership checks that need the input
- * stay in the service, after validation (DECISIONS order).
- */
-const access = t.middleware(async ({ ctx, meta, next }) => {
-  const rules = meta?.access;
-  if (!rules) return next();
-  let rateLimit: RateLimitOutcome | undefined;
-  if (rules.rateLimit) {
-    const client = ctx.caller ? `key:${ctx.caller.keyId}` : `ip:${ctx.clientAddress}`;
-    // The headers ride on the 429 itself and, once counted, on every other answer.
-    rateLimit = await hitRateLimit({ ctx: ctx.service, input: { name: rules.rateLimit, client, authenticated: ctx.caller !== undefined } });
-    Object.assign(ctx.responseHeaders, rateLimitHeaders(rateLimit));
-  }
-  if (rules.requires) {
-    const caller = requireCaller(ctx);
-    if (rules.requires === 'api-key' && caller.method !== 'api-key') {
-      throw new AppError('forbidden', { detail: 'This endpoint needs an API key; a token cannot be used here.' });
-    }
-    if (rules.requires !== 'credentials' && rules.requires !== 'api-key' && !caller.scopes.includes(rules.requires)) {
-      throw insufficientScope(ctx.service, rules.requires);
-    }
-  }
-  return next({ ctx: { ...ctx, rateLimit } });
-});
+/** The client a limit or an idempotency record is kept for (DECISIONS). */
+export function clientIdOf(ctx: Context): string {
+  return ctx.caller ? `key:${ctx.caller.keyId}` : `ip:${ctx.clientAddress}`;
+}
 
 /** The verified caller, or the 401 for an endpoint that needs one. */
 export function requireCaller(ctx: Context): Caller {
@@ -97,4 +69,10 @@ export function requireCaller(ctx: Context): Caller {
 }
 
 export const router = t.router;
-export const publicProcedure = t.procedure.use(domainErrors).use(access);
+
+/**
+ * Every procedure's chain, in SPEC's order: domain errors mapped once; then
+ * rate limit and credentials (AccessMeta); then the Idempotency-Key; then the
+ * procedure's own input validation and resolver.
+ */
+export const publicProcedure = t.procedure.use(domainErrors).use(access).use(idempotency);

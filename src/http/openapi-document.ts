@@ -1,6 +1,7 @@
 import type { AnyTRPCRouter } from '@trpc/server';
 import { forEachOpenApiProcedure, generateOpenApiDocument, normalizePath, type OpenAPIObject } from 'trpc-to-openapi';
 import type { AccessMeta } from '../trpc.ts';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { HttpMeta } from './http-meta.ts';
 import { problemSchema } from './problem-schema.ts';
 
@@ -10,13 +11,14 @@ type ResponseObject = { description: string; headers?: JsonObject; content?: Jso
 const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
 
 const errorDescriptions: Record<string, string> = {
-  '400': 'Bad request (invalid JSON, or a header with an unsupported value)',
+  '400': 'Bad request: a body that is not JSON, an unsupported API-Version, or a missing or malformed Idempotency-Key',
+  '409': 'A request with this Idempotency-Key is still in progress',
   '401': 'Missing, malformed or invalid credentials (an invalid credential is refused on every endpoint)',
   '403': 'The credential lacks the scope, or is a token where a key is needed, or is not the key being revoked',
   '404': 'Not found',
   '412': 'The resource has changed (If-Match did not match)',
   '413': 'Request body larger than 64 KiB',
-  '422': "The request isn't valid; `errors` lists each field",
+  '422': "The request isn't valid (`errors` lists each field), or its Idempotency-Key was used with a different request",
   '429': 'Rate limit exceeded; retry after Retry-After seconds',
   '500': 'Unexpected failure',
   '503': 'Service unavailable (no signing secret configured)',
@@ -34,7 +36,7 @@ const RATE_LIMIT_HEADERS = {
  * then corrected from each route's HttpMeta and AccessMeta so that it tells
  * the truth about success statuses, headers, security and problem+json errors.
  */
-export function buildOpenApiDocument(router: AnyTRPCRouter, baseUrl: string): OpenAPIObject {
+export function buildOpenApiDocument(router: AnyTRPCRouter, baseUrl: string, rawRoutes: ZodOpenApiPathsObject = {}): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
     title: 'Lab API',
     description: 'Tasks, API keys, leaderboards and events, as REST, tRPC and GraphQL.',
@@ -42,6 +44,7 @@ export function buildOpenApiDocument(router: AnyTRPCRouter, baseUrl: string): Op
     openApiVersion: '3.1.0',
     baseUrl,
     defs: { Problem: problemSchema },
+    paths: rawRoutes,
     securitySchemes: {
       bearer: { type: 'http', scheme: 'bearer', description: 'An API key (lab_…) or a JWT from POST /api/token' },
     },
@@ -121,6 +124,7 @@ function correctResponses(
       headers['WWW-Authenticate'] = header('Bearer challenge: realm, and error / error_description / scope as RFC 6750 says', undefined, code === '401');
     }
     if (code === '429') Object.assign(headers, { 'Retry-After': header('Whole seconds until the window ends', { type: 'integer', minimum: 1 }) });
+    if (code === '409') Object.assign(headers, { 'Retry-After': header('Always 1: retry in a second', { type: 'integer', const: 1 }) });
     if (access.rateLimit && code !== '401') Object.assign(headers, limitHeaders);
     corrected[code] = {
       description: errorDescriptions[code] ?? responses[code]?.description ?? 'Error',

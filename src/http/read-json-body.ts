@@ -25,11 +25,10 @@ export async function readBodyText(req: IncomingMessage): Promise<string> {
 }
 
 /**
- * Reads and parses a JSON body. Any content type is read as JSON: clients
- * that forget the header still get a precise answer about their JSON.
+ * Parses a body as JSON. Any content type is read as JSON: clients that
+ * forget the header still get a precise answer about their JSON.
  */
-export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  const text = await readBodyText(req);
+export function parseJsonBody(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -6,16 +6,20 @@ import type { Context } from '../trpc.ts';
 import { authenticateRequest } from './authenticate-request.ts';
 import { clientAddressOf } from './client-address.ts';
 import type { Logger } from './logger.ts';
-import { buildOpenApiDocument } from './openapi-document.ts';
 import { writeProblem } from './problem-response.ts';
 import { requestIdOf } from './request-id.ts';
 import { serveRestRoute, toAppError } from './rest-adapter.ts';
 import { buildRestRoutes, matchRoute } from './rest-routes.ts';
+import { SCORE_STREAM_PATH } from './sse/score-stream-openapi.ts';
+import type { ScoreStreams } from './sse/score-streams.ts';
 import { serveTrpc, TRPC_PREFIX } from './trpc-endpoint.ts';
 
 export interface RequestHandlerOptions {
   router: AnyTRPCRouter;
   service: ServiceContext;
+  scoreStreams: ScoreStreams;
+  /** The OpenAPI document, serialised once. */
+  openApiJson: string;
   baseUrl: string;
   trustProxy: boolean;
   log: Logger;
@@ -25,12 +29,12 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Prom
 
 /**
  * The dispatch table. Every request is first credential-checked, then routed:
- * /api/trpc to tRPC, /api/openapi.json to the document, every REST route to
- * its procedure, anything else to a 404 problem.
+ * /api/trpc to tRPC, /api/openapi.json to the document, the score stream to
+ * its SSE adapter, every REST route to its procedure, anything else to a 404
+ * problem.
  */
-export function createRequestHandler({ router, service, baseUrl, trustProxy, log }: RequestHandlerOptions): RequestHandler {
+export function createRequestHandler({ router, service, scoreStreams, openApiJson, baseUrl, trustProxy, log }: RequestHandlerOptions): RequestHandler {
   const routes = buildRestRoutes(router);
-  const openApiJson = JSON.stringify(buildOpenApiDocument(router, baseUrl));
 
   return async (req, res) => {
     const started = performance.now();
@@ -50,10 +54,10 @@ export function createRequestHandler({ router, service, baseUrl, trustProxy, log
     const contextFor = (caller: Context['caller']): Context => ({
       service,
       requestId,
-      headers: req.headers,
+      request: { method, path: pathname, headers: req.headers },
       caller,
       clientAddress: clientAddressOf(req, trustProxy),
-      responseHeaders: {},
+      response: { headers: {} },
     });
     let ctx: Context | undefined;
 
@@ -70,9 +74,13 @@ export function createRequestHandler({ router, service, baseUrl, trustProxy, log
         res.end(openApiJson);
         return;
       }
+      const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
+      if (method === 'GET' && pathname === SCORE_STREAM_PATH) {
+        scoreStreams.serve(req, res, query);
+        return;
+      }
       const match = matchRoute(routes, method, pathname);
       if (!match) throw new AppError('not-found', { detail: `No route for ${method} ${rawPath}.` });
-      const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
       await serveRestRoute({ router, match, req, res, query, ctx });
     } catch (thrown) {
       const error = toAppError(thrown);
@@ -82,7 +90,7 @@ export function createRequestHandler({ router, service, baseUrl, trustProxy, log
         return;
       }
       // Headers the route earned before failing, such as its rate-limit count.
-      for (const [name, value] of Object.entries(ctx?.responseHeaders ?? {})) res.setHeader(name, value);
+      for (const [name, value] of Object.entries(ctx?.response.headers ?? {})) res.setHeader(name, value);
       if (error instanceof AppError) {
         // The body was not read to its end: close rather than reuse the connection.
         if (error.slug === 'payload-too-large') res.setHeader('Connection', 'close');

@@ -3,16 +3,19 @@ import { callTRPCProcedure, TRPCError, type AnyTRPCRouter } from '@trpc/server';
 import { AppError } from '../errors/app-error.ts';
 import { toFieldErrors } from '../errors/field-errors.ts';
 import { isZodError } from '../errors/trpc-error-mapping.ts';
-import { entityTagOf, listMatches, parseEntityTagList } from '../lib/entity-tag.ts';
+import { listMatches, parseEntityTagList } from '../lib/entity-tag.ts';
 import type { Context } from '../trpc.ts';
-import { readJsonBody } from './read-json-body.ts';
+import { queryInput } from './query-input.ts';
+import { parseJsonBody, readBodyText } from './read-json-body.ts';
 import type { RestRoute, RouteMatch } from './rest-routes.ts';
+import { successResponseOf } from './success-response.ts';
 
 /**
  * Serves one REST route by calling its tRPC procedure — the same procedure
  * /api/trpc calls — and writing SPEC's HTTP around it: success status,
- * headers, ETag and 304, problem+json. trpc-to-openapi supplies the routing
- * facts; its own adapter cannot write problem+json bodies (PITFALLS).
+ * headers, ETag and 304, idempotent replays, problem+json. trpc-to-openapi
+ * supplies the routing facts; its own adapter cannot write problem+json
+ * bodies (docs/adr/0001-own-rest-adapter.md).
  */
 export async function serveRestRoute(options: {
   router: AnyTRPCRouter;
@@ -26,7 +29,7 @@ export async function serveRestRoute(options: {
   const { route } = match;
   for (const [name, value] of Object.entries(route.http.fixedHeaders ?? {})) res.setHeader(name, value);
 
-  const input = route.takesInput ? await readInput(route, match.pathInput, req, query) : undefined;
+  const input = route.takesInput ? await readInput(route, match.pathInput, req, query, ctx) : undefined;
   let data: unknown;
   try {
     data = await callTRPCProcedure({
@@ -42,41 +45,37 @@ export async function serveRestRoute(options: {
     throw toAppError(error);
   }
 
-  for (const [name, value] of Object.entries(ctx.responseHeaders)) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(ctx.response.headers)) res.setHeader(name, value);
+  const { replay } = ctx.response;
+  if (replay) {
+    for (const [name, value] of Object.entries(replay.headers)) res.setHeader(name, value);
+    res.setHeader('Idempotent-Replayed', 'true');
+    writeBody(res, replay.status, replay.body === '' ? undefined : replay.body);
+    return;
+  }
   for (const [name, value] of Object.entries(route.http.successHeaders ?? {})) res.setHeader(name, value);
+  const response = successResponseOf(route.http, data, ctx.response.headers);
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  if (route.http.entityTag && route.method === 'GET') {
+    res.setHeader('Cache-Control', 'no-cache');
+    const ifNoneMatch = req.headers['if-none-match'];
+    if (ifNoneMatch !== undefined && listMatches(parseEntityTagList(ifNoneMatch), response.headers.ETag!)) {
+      res.removeHeader('Content-Type');
+      writeBody(res, 304, undefined);
+      return;
+    }
+  }
+  writeBody(res, response.status, response.body);
+}
 
-  const status = route.http.successStatus ?? 200;
-  if (status === 204) {
-    res.statusCode = 204;
+function writeBody(res: ServerResponse, status: number, body: string | undefined): void {
+  res.statusCode = status;
+  if (body === undefined) {
     res.end();
     return;
   }
-  if (route.http.contentType) {
-    const text = String(data);
-    res.statusCode = status;
-    res.setHeader('Content-Type', route.http.contentType);
-    res.setHeader('Content-Length', Buffer.byteLength(text));
-    res.end(text);
-    return;
-  }
-  const json = JSON.stringify(data);
-  if (route.http.entityTag) {
-    const tag = entityTagOf(json);
-    res.setHeader('ETag', tag);
-    if (route.method === 'GET') {
-      res.setHeader('Cache-Control', 'no-cache');
-      const ifNoneMatch = req.headers['if-none-match'];
-      if (ifNoneMatch !== undefined && listMatches(parseEntityTagList(ifNoneMatch), tag)) {
-        res.statusCode = 304;
-        res.end();
-        return;
-      }
-    }
-  }
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Content-Length', Buffer.byteLength(json));
-  res.end(json);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 async function readInput(
@@ -84,11 +83,15 @@ async function readInput(
   pathInput: Record<string, string>,
   req: IncomingMessage,
   query: URLSearchParams,
+  ctx: Context,
 ): Promise<unknown> {
   if (route.method === 'GET' || route.method === 'DELETE') {
-    return { ...queryInput(route, query), ...pathInput };
+    return { ...queryInput(query, route.numericQueryParameters), ...pathInput };
   }
-  const body = await readJsonBody(req);
+  const text = await readBodyText(req);
+  // The raw text is what an idempotency fingerprint covers.
+  ctx.request.body = text;
+  const body = parseJsonBody(text);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new AppError('validation', {
       detail: 'The request body must be a JSON object.',
@@ -104,25 +107,6 @@ async function readInput(
     });
   }
   return { ...body, ...pathInput };
-}
-
-/**
- * Query strings carry only text: numeric parameters are converted when they
- * look like numbers (anything else stays text and fails validation), an empty
- * value counts as absent, and a repeated parameter stays a list so the schema
- * rejects it.
- */
-function queryInput(route: RestRoute, query: URLSearchParams): Record<string, unknown> {
-  const input: Record<string, unknown> = {};
-  for (const name of new Set(query.keys())) {
-    const values = query.getAll(name).filter((value) => value !== '');
-    if (values.length === 0) continue;
-    const converted = route.numericQueryParameters.has(name)
-      ? values.map((value) => (/^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value))
-      : values;
-    input[name] = converted.length === 1 ? converted[0] : converted;
-  }
-  return input;
 }
 
 /** The single mapping from whatever a procedure threw to the domain error. */

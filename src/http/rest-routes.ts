@@ -1,6 +1,7 @@
 import type { AnyTRPCRouter } from '@trpc/server';
 import { forEachOpenApiProcedure, getInputOutputParsers, getPathParameters, normalizePath } from 'trpc-to-openapi';
 import type { HttpMeta } from './http-meta.ts';
+import { numericFieldsOf, unwrapOptional } from './query-input.ts';
 
 export interface RestRoute {
   method: string;
@@ -15,18 +16,6 @@ export interface RestRoute {
   numericQueryParameters: Set<string>;
 }
 
-interface ZodLike {
-  _zod?: { def: { type: string; innerType?: ZodLike; shape?: Record<string, ZodLike> } };
-}
-
-function unwrap(schema: ZodLike | undefined): ZodLike | undefined {
-  let current = schema;
-  while (current?._zod && ['optional', 'default', 'nullable', 'prefault'].includes(current._zod.def.type)) {
-    current = current._zod.def.innerType;
-  }
-  return current;
-}
-
 /** The REST routing table, built once from the procedures' OpenAPI meta. */
 export function buildRestRoutes(router: AnyTRPCRouter): RestRoute[] {
   const routes: RestRoute[] = [];
@@ -35,13 +24,7 @@ export function buildRestRoutes(router: AnyTRPCRouter): RestRoute[] {
     const openapiPath = normalizePath(meta.openapi.path);
     const pathParameters = getPathParameters(openapiPath);
     const { inputParser } = getInputOutputParsers(procedure);
-    const inputSchema = unwrap(inputParser as ZodLike);
-    const shape = inputSchema?._zod?.def.shape ?? {};
-    const numericQueryParameters = new Set(
-      Object.entries(shape)
-        .filter(([, field]) => unwrap(field)?._zod?.def.type === 'number')
-        .map(([name]) => name),
-    );
+    const inputType = unwrapOptional(inputParser as Parameters<typeof unwrapOptional>[0])?._zod?.def.type;
     const escaped = openapiPath.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
     routes.push({
       method: meta.openapi.method,
@@ -50,8 +33,8 @@ export function buildRestRoutes(router: AnyTRPCRouter): RestRoute[] {
       procedurePath: path,
       type,
       http: (meta as { http?: HttpMeta }).http ?? {},
-      takesInput: inputSchema?._zod?.def.type !== 'void',
-      numericQueryParameters,
+      takesInput: inputType !== 'void',
+      numericQueryParameters: numericFieldsOf(inputParser),
     });
   });
   return routes;

@@ -36,7 +36,9 @@ export function serveTrpc(options: {
     },
     // The headers a procedure or its failure carries (RateLimit, Retry-After, WWW-Authenticate).
     responseMeta({ ctx, errors }) {
-      const headers: Record<string, string> = { ...(ctx as Context | undefined)?.responseHeaders };
+      const response = (ctx as Context | undefined)?.response;
+      const headers: Record<string, string> = { ...response?.headers };
+      if (response?.replay) headers['Idempotent-Replayed'] = 'true';
       for (const error of errors) if (error.cause instanceof AppError) Object.assign(headers, error.cause.headers);
       return { headers };
     },

@@ -3,6 +3,7 @@ import { authRouter } from './auth/router.ts';
 import { exportRouter } from './export/router.ts';
 import { keysRouter } from './keys/router.ts';
 import { limitsRouter } from './limits/router.ts';
+import { scoresRouter } from './scores/router.ts';
 import { statsRouter } from './stats/router.ts';
 import { systemRouter } from './system/router.ts';
 import { tasksRouter } from './tasks/router.ts';
@@ -16,6 +17,7 @@ export const appRouter = router({
   stats: statsRouter,
   export: exportRouter,
   limits: limitsRouter,
+  scores: scoresRouter,
 });
 
 export type AppRouter = typeof appRouter;

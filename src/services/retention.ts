@@ -1,9 +1,10 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { ServiceContext } from './service-context.ts';
 
 /**
- * Deletes every row beyond the newest `keep`, inside the creating transaction.
+ * Deletes every row beyond the first `keep` in `order` (within `where`),
+ * inside the creating transaction.
  *
  * Concurrent creators cannot see each other's uncommitted rows, so each would
  * trim as if it were alone and leave extras behind. A transaction-scoped
@@ -11,19 +12,26 @@ import type { ServiceContext } from './service-context.ts';
  * starts after the previous creator committed and sees its row. Creators
  * queue only for the delete and the commit, never for each other's inserts.
  */
-export async function retainNewest(
+export async function retainFirst(
   ctx: ServiceContext,
-  target: { table: PgTable; id: PgColumn; createdAt: PgColumn; keep: number; lockId: number },
+  target: { table: PgTable; id: PgColumn; order: SQL; keep: number; lockId: number; where?: SQL },
 ): Promise<void> {
-  const { table, id, createdAt, keep, lockId } = target;
+  const { table, id, order, keep, lockId, where } = target;
   await ctx.db.execute(sql`select pg_advisory_xact_lock(${lockId})`);
   await ctx.db.execute(sql`
     delete from ${table} where ${id} in (
       select ${id} from ${table}
-      order by ${createdAt} desc, ${id} desc
+      ${where ? sql`where ${where}` : sql``}
+      order by ${order}
       offset ${keep}
     )`);
 }
 
-/** Advisory lock ids, one per retained table; any values, the same in every instance. */
-export const RETENTION_LOCKS = { tasks: 7_340_201, apiKeys: 7_340_202 } as const;
+/** Advisory lock ids, one per serialised concern; any values, the same in every instance. */
+export const ADVISORY_LOCKS = {
+  tasks: 7_340_201,
+  apiKeys: 7_340_202,
+  events: 7_340_203,
+  /** Plus the game's index: one lock per leaderboard. */
+  scoresBase: 7_340_300,
+} as const;

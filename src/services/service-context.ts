@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Database, Executor } from '../db/database.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { EventDispatcher } from './events/event-dispatcher.ts';
 
 /** The deployment settings services act on. */
 export type ServiceSettings = Pick<Config, 'baseUrl' | 'jwtSecret' | 'rateLimits'>;
@@ -11,21 +12,36 @@ export interface ServiceContext {
   db: Executor;
   clock: Clock;
   settings: ServiceSettings;
-  inTransaction?: boolean;
+  dispatcher: EventDispatcher;
+  /** Set inside a transaction: work to run once it has committed. */
+  afterCommit?: (work: () => void) => void;
 }
 
-export function createServiceContext(db: Database, clock: Clock, settings: ServiceSettings): ServiceContext {
-  return { db, clock, settings };
+export function createServiceContext(
+  db: Database,
+  dependencies: { clock: Clock; settings: ServiceSettings; dispatcher: EventDispatcher },
+): ServiceContext {
+  return { db, ...dependencies };
 }
 
 /**
  * Runs `work` in a transaction, reusing one already open in `ctx`. PGlite has
  * a single connection: code inside must use the `ctx` it is given, never an
- * outer handle, or it waits on itself.
+ * outer handle, or it waits on itself. Work registered with `onCommit` runs
+ * after the outermost transaction commits, and not at all if it rolls back.
  */
 export async function withTransaction<T>(ctx: ServiceContext, work: (ctx: ServiceContext) => Promise<T>): Promise<T> {
-  if (ctx.inTransaction) return work(ctx);
-  return ctx.db.transaction((tx) => work({ ...ctx, db: tx, inTransaction: true }));
+  if (ctx.afterCommit) return work(ctx);
+  const committed: (() => void)[] = [];
+  const result = await ctx.db.transaction((tx) => work({ ...ctx, db: tx, afterCommit: (next) => committed.push(next) }));
+  for (const next of committed) next();
+  return result;
+}
+
+/** Runs `work` once the current transaction commits (at once outside a transaction). */
+export function onCommit(ctx: ServiceContext, work: () => void): void {
+  if (ctx.afterCommit) ctx.afterCommit(work);
+  else work();
 }
 
 /** Whole milliseconds, so stored values, JSON, ETags and cursors agree (DECISIONS). */

@@ -24,6 +24,6 @@ export const createTaskProcedure = publicProcedure
   .output(taskSchema)
   .mutation(async ({ ctx, input }) => {
     const row = await createTask({ ctx: ctx.service, input });
-    ctx.responseHeaders.Location = `/api/tasks/${row.id}`;
+    ctx.response.headers.Location = `/api/tasks/${row.id}`;
     return toTaskV1(row);
   });

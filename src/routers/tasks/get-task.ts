@@ -3,7 +3,8 @@ import { AppError } from '../../errors/app-error.ts';
 import { getTask } from '../../services/tasks/get-task.ts';
 import { toTaskV1, toTaskV2 } from '../../services/tasks/task-representation.ts';
 import { publicProcedure } from '../../trpc.ts';
-import { ifNoneMatchHeaderSchema, taskIdInputSchema, taskSchema, taskV2Schema } from './task-schemas.ts';
+import { ifNoneMatchHeaderSchema } from '../common/schemas.ts';
+import { taskIdInputSchema, taskSchema, taskV2Schema } from './task-schemas.ts';
 
 const apiVersionHeaderSchema = z.object({
   'api-version': z
@@ -31,12 +32,12 @@ export const getTaskProcedure = publicProcedure
   .input(taskIdInputSchema)
   .output(z.union([taskSchema, taskV2Schema]))
   .query(async ({ ctx, input }) => {
-    const version = apiVersionHeaderSchema.safeParse({ 'api-version': ctx.headers['api-version'] });
+    const version = apiVersionHeaderSchema.safeParse({ 'api-version': ctx.request.headers['api-version'] });
     if (!version.success) {
       throw new AppError('unsupported-version', { detail: 'API-Version must be 1 or 2.' });
     }
     const apiVersion = version.data['api-version'];
     const row = await getTask({ ctx: ctx.service, input });
-    ctx.responseHeaders['API-Version'] = apiVersion;
+    ctx.response.headers['API-Version'] = apiVersion;
     return apiVersion === '2' ? toTaskV2(row) : toTaskV1(row);
   });

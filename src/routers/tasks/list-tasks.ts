@@ -1,7 +1,8 @@
 import { toTaskV1 } from '../../services/tasks/task-representation.ts';
 import { publicProcedure } from '../../trpc.ts';
 import { taskListPage } from './task-list-page.ts';
-import { ifNoneMatchHeaderSchema, listTasksQuerySchema, taskPageSchema } from './task-schemas.ts';
+import { ifNoneMatchHeaderSchema } from '../common/schemas.ts';
+import { listTasksQuerySchema, taskPageSchema } from './task-schemas.ts';
 
 export const listTasksProcedure = publicProcedure
   .meta({

@@ -27,7 +27,7 @@ export async function taskListPage<T>(
     if (query.done !== undefined) next.set('done', query.done);
     next.set('limit', String(query.limit));
     next.set('cursor', page.nextCursor);
-    ctx.responseHeaders.Link = `<${listPath}?${next.toString()}>; rel="next"`;
+    ctx.response.headers.Link = `<${listPath}?${next.toString()}>; rel="next"`;
   }
   return {
     items: page.rows.map(present),

@@ -80,17 +80,3 @@ export const taskPageSchema = z
 export const taskPageV2Schema = z
   .object({ items: z.array(taskV2Schema), nextCursor: nextCursorSchema, nextOffset: nextOffsetSchema })
   .meta({ id: 'TaskPageV2' });
-
-export const ifMatchHeaderSchema = z.object({
-  'if-match': z
-    .string()
-    .optional()
-    .meta({ description: 'Entity tags of the version you expect (comma-separated; W/ ignored; * for any)' }),
-});
-
-export const ifNoneMatchHeaderSchema = z.object({
-  'if-none-match': z
-    .string()
-    .optional()
-    .meta({ description: 'Entity tags you hold; a match answers 304 without a body' }),
-});

@@ -2,7 +2,8 @@ import { parseEntityTagList } from '../../lib/entity-tag.ts';
 import { toTaskV1 } from '../../services/tasks/task-representation.ts';
 import { updateTask } from '../../services/tasks/update-task.ts';
 import { publicProcedure } from '../../trpc.ts';
-import { ifMatchHeaderSchema, taskPatchSchema, taskSchema } from './task-schemas.ts';
+import { ifMatchHeaderSchema } from '../common/schemas.ts';
+import { taskPatchSchema, taskSchema } from './task-schemas.ts';
 
 export const updateTaskProcedure = publicProcedure
   .meta({
@@ -21,6 +22,6 @@ export const updateTaskProcedure = publicProcedure
   .input(taskPatchSchema)
   .output(taskSchema)
   .mutation(async ({ ctx, input }) => {
-    const ifMatch = parseEntityTagList(ctx.headers['if-match']);
+    const ifMatch = parseEntityTagList(ctx.request.headers['if-match']);
     return toTaskV1(await updateTask({ ctx: ctx.service, input: { ...input, ifMatch } }));
   });

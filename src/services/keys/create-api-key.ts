@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema/index.ts';
 import type { Scope } from '../auth/caller.ts';
-import { RETENTION_LOCKS, retainNewest } from '../retention.ts';
+import { ADVISORY_LOCKS, retainFirst } from '../retention.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
 import { generateApiKey, hashApiKey } from './api-key-secret.ts';
 
@@ -37,7 +38,13 @@ export async function createApiKey({
   };
   await withTransaction(ctx, async (tx) => {
     await tx.db.insert(apiKeys).values({ ...created, keyHash: hashApiKey(key), createdAt: now });
-    await retainNewest(tx, { table: apiKeys, id: apiKeys.id, createdAt: apiKeys.createdAt, keep: KEYS_RETAINED, lockId: RETENTION_LOCKS.apiKeys });
+    await retainFirst(tx, {
+      table: apiKeys,
+      id: apiKeys.id,
+      order: sql`${apiKeys.createdAt} desc, ${apiKeys.id} desc`,
+      keep: KEYS_RETAINED,
+      lockId: ADVISORY_LOCKS.apiKeys,
+    });
   });
   return { ...created, key };
 }

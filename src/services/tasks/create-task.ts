@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { tasks, type TaskRow } from '../../db/schema/index.ts';
-import { RETENTION_LOCKS, retainNewest } from '../retention.ts';
+import { ADVISORY_LOCKS, retainFirst } from '../retention.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
 
 /** SPEC "Retention": only the newest 200 tasks are kept. */
@@ -19,7 +20,13 @@ export async function createTask({ ctx, input }: { ctx: ServiceContext; input: C
       .insert(tasks)
       .values({ id: randomUUID(), title: input.title, done: input.done ?? false, createdAt: now, updatedAt: now })
       .returning();
-    await retainNewest(tx, { table: tasks, id: tasks.id, createdAt: tasks.createdAt, keep: TASKS_RETAINED, lockId: RETENTION_LOCKS.tasks });
+    await retainFirst(tx, {
+      table: tasks,
+      id: tasks.id,
+      order: sql`${tasks.createdAt} desc, ${tasks.id} desc`,
+      keep: TASKS_RETAINED,
+      lockId: ADVISORY_LOCKS.tasks,
+    });
     return row!;
   });
 }

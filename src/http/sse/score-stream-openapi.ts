@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import type { ZodOpenApiPathItemObject } from 'zod-openapi';
+import { leaderboardQuerySchema } from '../../routers/scores/score-schemas.ts';
+import { problemSchema } from '../problem-schema.ts';
+
+export const SCORE_STREAM_PATH = '/api/scores/stream';
+
+const problem = (description: string, headers?: Record<string, { required: boolean; schema: { type: 'string' }; description: string }>) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/problem+json': { schema: problemSchema } },
+});
+
+/** The raw SSE route, documented from the same zod schema its handler validates with. */
+export const scoreStreamOpenApi: ZodOpenApiPathItemObject = {
+  get: {
+    operationId: 'scores-stream',
+    summary: 'Live leaderboard updates as Server-Sent Events',
+    description: [
+      'A new client first gets `event: board` with the current Leaderboard, `id:` the latest event id (0 when none) and `retry: 3000`.',
+      'A client sending a valid Last-Event-ID gets `retry: 3000` and then only what came after that id.',
+      'After each poll that finds score.submitted events for the game, one `event: board` message carries the Leaderboard plus `latest`, the last such event.',
+      'A `: keep-alive` comment follows 10 quiet seconds; the stream ends after 25 seconds (reconnect with Last-Event-ID).',
+    ].join(' '),
+    tags: ['scores'],
+    security: [{}, { bearer: [] }],
+    requestParams: {
+      query: leaderboardQuerySchema,
+      header: z.object({
+        'last-event-id': z.string().optional().meta({ description: 'Resume after this event id (a positive integer)' }),
+      }),
+    },
+    responses: {
+      '200': {
+        description: 'An event stream of `board` messages',
+        content: { 'text/event-stream': { schema: z.string().meta({ description: 'SSE: event: board, id: <event id>, data: <Leaderboard JSON>' }) } },
+      },
+      '401': problem('Invalid credentials', {
+        'WWW-Authenticate': { required: true, schema: { type: 'string' }, description: 'Bearer challenge with error="invalid_token"' },
+      }),
+      '422': problem('Unknown game or bad limit'),
+      '500': problem('Unexpected failure'),
+    },
+  },
+};

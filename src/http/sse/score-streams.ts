@@ -1,0 +1,147 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError } from '../../errors/app-error.ts';
+import { toFieldErrors } from '../../errors/field-errors.ts';
+import { leaderboardQuerySchema } from '../../routers/scores/score-schemas.ts';
+import type { StoredEvent } from '../../services/events/event-dispatcher.ts';
+import type { EventBatch, EventPoller } from '../../services/events/event-poller.ts';
+import { lastScoreEventInRange } from '../../services/events/last-matching-event.ts';
+import { latestEventId } from '../../services/events/read-events.ts';
+import { getLeaderboard, type Leaderboard } from '../../services/scores/get-leaderboard.ts';
+import type { GameId } from '../../services/scores/games.ts';
+import type { ServiceContext } from '../../services/service-context.ts';
+import type { Logger } from '../logger.ts';
+import { numericFieldsOf, queryInput } from '../query-input.ts';
+import { parseLastEventId, sseComment, sseMessage } from './sse-format.ts';
+
+/** SPEC: clients reconnect after 3 seconds. */
+export const RETRY_MS = 3000;
+
+const numericQuery = numericFieldsOf(leaderboardQuerySchema);
+
+export interface ScoreStreamsOptions {
+  service: ServiceContext;
+  poller: EventPoller;
+  streamMs: number;
+  keepAliveMs: number;
+  log: Logger;
+}
+
+export interface ScoreStreams {
+  serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void;
+  /** Ends every open stream (shutdown). */
+  closeAll(): void;
+  readonly openCount: number;
+}
+
+/**
+ * GET /api/scores/stream: a thin adapter over the leaderboard and event-log
+ * services. Every stream listens to the process's one EventPoller; the
+ * per-stream work is only filtering its batches and, when its game moved,
+ * one leaderboard read shared by all streams of that board.
+ */
+export function createScoreStreams({ service, poller, streamMs, keepAliveMs, log }: ScoreStreamsOptions): ScoreStreams {
+  const open = new Set<() => void>();
+  const boards = new Map<string, { upTo: number; board: Promise<Leaderboard> }>();
+
+  /** One read per board and poll, however many streams watch it. */
+  function boardAt(game: GameId, limit: number, upTo: number): Promise<Leaderboard> {
+    const key = `${game}:${limit}`;
+    const cached = boards.get(key);
+    if (cached && cached.upTo === upTo) return cached.board;
+    const board = getLeaderboard({ ctx: service, input: { game, limit } });
+    boards.set(key, { upTo, board });
+    board.catch(() => boards.delete(key));
+    return board;
+  }
+
+  function serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
+    const parsed = leaderboardQuerySchema.safeParse(queryInput(query, numericQuery));
+    if (!parsed.success) {
+      const errors = toFieldErrors(parsed.error.issues);
+      throw new AppError('validation', { detail: errors.map((entry) => `${entry.path}: ${entry.message}`).join('; '), errors });
+    }
+    const { game, limit } = parsed.data;
+    const resumeAfter = parseLastEventId(req.headers['last-event-id']);
+
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    res.flushHeaders();
+
+    let closed = false;
+    let lastSeen = 0;
+    const write = (text: string) => {
+      if (closed) return;
+      res.write(text);
+      keepAlive.refresh();
+    };
+    const keepAlive = setTimeout(function ping() {
+      write(sseComment('keep-alive'));
+    }, keepAliveMs);
+    const endOfStream = setTimeout(() => close(), streamMs);
+
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      clearTimeout(keepAlive);
+      clearTimeout(endOfStream);
+      unsubscribe();
+      open.delete(close);
+      res.end();
+    };
+
+    // Subscribe first, then read the starting point: a batch that arrives
+    // meanwhile waits in the queue behind the start, and nothing falls between.
+    let queue: Promise<void> = Promise.resolve();
+    const enqueue = (work: () => Promise<void>) => {
+      queue = queue.then(() => (closed ? undefined : work())).catch((error: unknown) => {
+        log.error({ err: error }, 'score stream failed; ending it so the client resumes');
+        close();
+      });
+    };
+    const unsubscribe = poller.subscribe((batch) => enqueue(() => onBatch(batch)));
+    open.add(close);
+    res.on('close', close);
+
+    enqueue(async () => {
+      if (resumeAfter !== undefined) {
+        lastSeen = resumeAfter;
+        write(sseMessage({ retry: RETRY_MS }));
+        return;
+      }
+      lastSeen = await latestEventId({ ctx: service });
+      const board = await getLeaderboard({ ctx: service, input: { game, limit } });
+      write(sseMessage({ event: 'board', id: lastSeen, retry: RETRY_MS, data: JSON.stringify(board) }));
+    });
+
+    async function onBatch(batch: EventBatch): Promise<void> {
+      if (batch.upTo <= lastSeen) return;
+      let latest: StoredEvent | undefined;
+      // Behind the poller (a resumed stream, or one that started before it): one query covers the gap.
+      if (batch.after > lastSeen) {
+        latest = await lastScoreEventInRange({ ctx: service, input: { game, after: lastSeen, upTo: batch.after } });
+      }
+      for (const event of batch.events) {
+        if (event.id > lastSeen && event.type === 'score.submitted' && event.data.game === game) latest = event;
+      }
+      if (latest) {
+        const board = await boardAt(game, limit, batch.upTo);
+        write(sseMessage({ event: 'board', id: batch.upTo, data: JSON.stringify({ ...board, latest: latest.data }) }));
+      }
+      lastSeen = batch.upTo;
+    }
+  }
+
+  return {
+    serve,
+    closeAll: () => {
+      for (const close of [...open]) close();
+    },
+    get openCount() {
+      return open.size;
+    },
+  };
+}

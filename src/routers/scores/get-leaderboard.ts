@@ -1,0 +1,20 @@
+import { getLeaderboard } from '../../services/scores/get-leaderboard.ts';
+import { publicProcedure } from '../../trpc.ts';
+import { ifNoneMatchHeaderSchema } from '../common/schemas.ts';
+import { leaderboardQuerySchema, leaderboardSchema } from './score-schemas.ts';
+
+export const getLeaderboardProcedure = publicProcedure
+  .meta({
+    openapi: {
+      method: 'GET',
+      path: '/api/scores',
+      tags: ['scores'],
+      summary: "A game's leaderboard, best first",
+      requestHeaders: ifNoneMatchHeaderSchema,
+      errorResponses: [422],
+    },
+    http: { entityTag: true },
+  })
+  .input(leaderboardQuerySchema)
+  .output(leaderboardSchema)
+  .query(({ ctx, input }) => getLeaderboard({ ctx: ctx.service, input }));

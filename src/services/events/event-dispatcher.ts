@@ -1,0 +1,18 @@
+/** An event as stored in the log. */
+export interface StoredEvent {
+  id: number;
+  type: string;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/**
+ * Who hears of an event once it is committed: the seam where webhook delivery
+ * plugs in. Called after the commit, never awaited by the request that
+ * stored the event, so it cannot delay that request's answer.
+ */
+export interface EventDispatcher {
+  eventStored(event: StoredEvent): void;
+}
+
+export const noEventDispatcher: EventDispatcher = { eventStored: () => {} };

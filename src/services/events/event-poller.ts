@@ -1,0 +1,95 @@
+import type { ServiceContext } from '../service-context.ts';
+import type { StoredEvent } from './event-dispatcher.ts';
+import { latestEventId, listEventsAfter } from './read-events.ts';
+
+/** SPEC: up to 100 events at a time, ascending. */
+export const POLL_BATCH = 100;
+
+/** What one poll learned: the events in the id range (after, upTo], in order. */
+export interface EventBatch {
+  after: number;
+  upTo: number;
+  events: StoredEvent[];
+}
+
+export type EventListener = (batch: EventBatch) => void;
+
+/**
+ * ONE poller per process for every open stream: a single query per interval,
+ * whatever the number of listeners, and only while there are listeners.
+ * Every tick reports its range, also when it found nothing, so a listener
+ * that joined behind the poller can see what it missed and catch up.
+ */
+export class EventPoller {
+  private readonly listeners = new Set<EventListener>();
+  private position: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private polling = false;
+  /** Queries made since the process started: one per tick, for tests and metrics. */
+  queries = 0;
+
+  constructor(
+    private readonly service: ServiceContext,
+    private readonly intervalMs: number,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
+  get running(): boolean {
+    return this.timer !== undefined || this.polling;
+  }
+
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    if (!this.running) this.schedule(0);
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.stop();
+    };
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    // The next start reads the position afresh: nobody is waiting for the gap.
+    this.position = undefined;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.tick();
+    }, delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    this.polling = true;
+    try {
+      if (this.position === undefined) {
+        this.queries++;
+        this.position = await latestEventId({ ctx: this.service });
+        this.deliver({ after: this.position, upTo: this.position, events: [] });
+      } else {
+        this.queries++;
+        const after = this.position;
+        const events = await listEventsAfter({ ctx: this.service, input: { afterId: after, limit: POLL_BATCH } });
+        if (this.listeners.size === 0) return;
+        this.position = events.at(-1)?.id ?? after;
+        this.deliver({ after, upTo: this.position, events });
+      }
+    } catch (error) {
+      this.onError(error);
+    } finally {
+      this.polling = false;
+      if (this.listeners.size > 0 && this.timer === undefined) this.schedule(this.intervalMs);
+      else if (this.listeners.size === 0) this.position = undefined;
+    }
+  }
+
+  private deliver(batch: EventBatch): void {
+    for (const listener of this.listeners) listener(batch);
+  }
+}

@@ -1,0 +1,42 @@
+import { sql } from 'drizzle-orm';
+import { events } from '../../db/schema/index.ts';
+import { ADVISORY_LOCKS } from '../retention.ts';
+import { nowInMilliseconds, onCommit, withTransaction, type ServiceContext } from '../service-context.ts';
+import type { StoredEvent } from './event-dispatcher.ts';
+
+/** Events older than this are pruned (the log feeds live streams, not history). */
+export const EVENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const PRUNE_BATCH = 100;
+
+/**
+ * Appends an event to the log, to be dispatched once the transaction commits.
+ *
+ * Readers follow the log by `id > last seen`, so ids must become visible in
+ * increasing order. An identity value is drawn at insert time but becomes
+ * visible at commit, so two writers could commit out of order and a reader
+ * could step over the earlier id for ever. Holding a transaction-scoped lock
+ * from the insert to the commit makes ids commit in order. Call this last in
+ * the transaction, so the lock is held only for the commit.
+ */
+export async function recordEvent({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { type: string; data: Record<string, unknown> };
+}): Promise<StoredEvent> {
+  return withTransaction(ctx, async (tx) => {
+    const now = nowInMilliseconds(tx);
+    await tx.db.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCKS.events})`);
+    const [row] = await tx.db.insert(events).values({ type: input.type, data: input.data, createdAt: now }).returning();
+    await tx.db.execute(sql`
+      delete from ${events} where ${events.id} in (
+        select ${events.id} from ${events}
+        where ${events.createdAt} < ${new Date(now.getTime() - EVENT_RETENTION_MS).toISOString()}::timestamptz
+        limit ${PRUNE_BATCH}
+      )`);
+    const event: StoredEvent = { id: row!.id, type: row!.type, data: row!.data as Record<string, unknown>, createdAt: row!.createdAt };
+    onCommit(tx, () => tx.dispatcher.eventStored(event));
+    return event;
+  });
+}

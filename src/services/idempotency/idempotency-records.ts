@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import { idempotencyRecords } from '../../db/schema/index.ts';
+import { AppError } from '../../errors/app-error.ts';
+import type { ServiceContext } from '../service-context.ts';
+
+/** SPEC: an unfinished first attempt frees its key after 60 seconds; a completed one is kept 24 hours. */
+export const IN_PROGRESS_TTL_MS = 60_000;
+export const COMPLETED_TTL_MS = 24 * 60 * 60 * 1000;
+const SWEEP_BATCH = 100;
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type ClaimOutcome = { kind: 'claimed'; claim: string } | { kind: 'replay'; response: StoredResponse };
+
+/**
+ * Claims an Idempotency-Key for this attempt in ONE statement, committed on
+ * its own so concurrent attempts see it: a new key, an unfinished attempt
+ * older than 60 seconds or a completed record older than 24 hours is taken
+ * over; anything else answers 409, 422 or a replay.
+ */
+export async function claimIdempotencyKey({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { client: string; key: string; fingerprint: string };
+}): Promise<ClaimOutcome> {
+  // A record released between our failed claim and our read: claim again.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const now = ctx.clock.now();
+    const claim = randomUUID();
+    const stale = {
+      inProgress: new Date(now.getTime() - IN_PROGRESS_TTL_MS).toISOString(),
+      completed: new Date(now.getTime() - COMPLETED_TTL_MS).toISOString(),
+    };
+    const [claimed] = await ctx.db
+      .insert(idempotencyRecords)
+      .values({ ...input, claim, state: 'in_progress', startedAt: now })
+      .onConflictDoUpdate({
+        target: [idempotencyRecords.client, idempotencyRecords.key],
+        set: {
+          claim,
+          fingerprint: input.fingerprint,
+          state: 'in_progress',
+          startedAt: now,
+          completedAt: null,
+          responseStatus: null,
+          responseHeaders: null,
+          responseBody: null,
+        },
+        setWhere: sql`(${idempotencyRecords.state} = 'in_progress' and ${idempotencyRecords.startedAt} <= ${stale.inProgress}::timestamptz)
+          or (${idempotencyRecords.state} = 'completed' and ${idempotencyRecords.completedAt} <= ${stale.completed}::timestamptz)`,
+      })
+      .returning({ claim: idempotencyRecords.claim });
+    if (claimed?.claim === claim) {
+      await sweepExpiredRecords(ctx, stale);
+      return { kind: 'claimed', claim };
+    }
+
+    const [existing] = await ctx.db
+      .select()
+      .from(idempotencyRecords)
+      .where(and(eq(idempotencyRecords.client, input.client), eq(idempotencyRecords.key, input.key)));
+    if (!existing) continue;
+    if (existing.fingerprint !== input.fingerprint) {
+      throw new AppError('idempotency-key-reused', {
+        detail: 'This Idempotency-Key was already used with a different request; use a new key for a new request.',
+      });
+    }
+    if (existing.state === 'in_progress') {
+      throw new AppError('request-in-progress', {
+        detail: 'The first request with this Idempotency-Key is still running; retry in a moment.',
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    return {
+      kind: 'replay',
+      response: { status: existing.responseStatus!, headers: existing.responseHeaders ?? {}, body: existing.responseBody ?? '' },
+    };
+  }
+  throw new AppError('request-in-progress', {
+    detail: 'The request with this Idempotency-Key keeps changing state; retry in a moment.',
+    headers: { 'Retry-After': '1' },
+  });
+}
+
+/**
+ * Stores the answer to replay, in the transaction that did the work, so the
+ * work and its record commit together. Fails if the claim was taken over
+ * meanwhile (the attempt outlived 60 seconds), which rolls the work back.
+ */
+export async function completeIdempotencyKey({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { client: string; key: string; claim: string; response: StoredResponse };
+}): Promise<void> {
+  const updated = await ctx.db
+    .update(idempotencyRecords)
+    .set({
+      state: 'completed',
+      completedAt: ctx.clock.now(),
+      responseStatus: input.response.status,
+      responseHeaders: input.response.headers,
+      responseBody: input.response.body,
+    })
+    .where(and(eq(idempotencyRecords.client, input.client), eq(idempotencyRecords.key, input.key), eq(idempotencyRecords.claim, input.claim)))
+    .returning({ claim: idempotencyRecords.claim });
+  if (updated.length === 0) {
+    throw new AppError('request-in-progress', {
+      detail: 'This attempt took too long and another took over its Idempotency-Key; retry in a moment.',
+      headers: { 'Retry-After': '1' },
+    });
+  }
+}
+
+/** Forgets an attempt that did not succeed, so the key can be used again (SPEC rule 7). */
+export async function releaseIdempotencyKey({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { client: string; key: string; claim: string };
+}): Promise<void> {
+  await ctx.db
+    .delete(idempotencyRecords)
+    .where(and(eq(idempotencyRecords.client, input.client), eq(idempotencyRecords.key, input.key), eq(idempotencyRecords.claim, input.claim)));
+}
+
+/** Each new claim clears a few records nobody can use any more. */
+async function sweepExpiredRecords(ctx: ServiceContext, stale: { inProgress: string; completed: string }): Promise<void> {
+  await ctx.db.execute(sql`
+    delete from ${idempotencyRecords}
+    where (${idempotencyRecords.client}, ${idempotencyRecords.key}) in (
+      select ${idempotencyRecords.client}, ${idempotencyRecords.key} from ${idempotencyRecords}
+      where (${idempotencyRecords.state} = 'in_progress' and ${idempotencyRecords.startedAt} <= ${stale.inProgress}::timestamptz)
+         or (${idempotencyRecords.state} = 'completed' and ${idempotencyRecords.completedAt} <= ${stale.completed}::timestamptz)
+      limit ${SWEEP_BATCH}
+      for update skip locked
+    )`);
+}
