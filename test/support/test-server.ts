@@ -26,8 +26,8 @@ export interface TestServerOptions {
 
 /**
  * Starts the real service on port 0 against a fresh database. The anonymous
- * task-write limit is raised so that tests about other things can create
- * freely; rate-limit tests set it back.
+ * task-write and score limits are raised so that tests about other things can
+ * write freely; rate-limit tests set them back.
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const ownsDatabase = options.database === undefined;
@@ -38,6 +38,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     BASE_URL: TEST_BASE_URL,
     LOG_LEVEL: 'silent',
     RATE_LIMIT_TASK_WRITES_ANON: '1000000',
+    RATE_LIMIT_SCORES_PER_MINUTE: '1000000',
     JWT_SECRET: TEST_JWT_SECRET,
     ...database.env,
     ...options.env,
