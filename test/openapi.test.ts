@@ -121,6 +121,20 @@ describe('GET /api/openapi.json', () => {
     expect(op('/api/token', 'post').responses['503']).toBeDefined();
   });
 
+  it('documents idempotent score submission and the event stream', () => {
+    const submit = op('/api/scores', 'post');
+    const key = (submit.parameters as { in: string; name: string; required?: boolean }[]).find((p) => p.name.toLowerCase() === 'idempotency-key');
+    expect(key).toMatchObject({ in: 'header', required: true });
+    expect(Object.keys(submit.responses)).toEqual(expect.arrayContaining(['201', '400', '409', '422', '429']));
+    expect(Object.keys(submit.responses['409']!.headers!)).toContain('Retry-After');
+    expect(Object.keys(submit.responses['201']!.headers!)).toContain('Idempotent-Replayed');
+    const stream = op('/api/scores/stream', 'get');
+    expect(Object.keys(stream.responses['200']!.content!)).toEqual(['text/event-stream']);
+    expect(stream.responses['422']!.content).toEqual({ 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } });
+    expect((stream.parameters ?? []).map((p) => p.name.toLowerCase())).toEqual(expect.arrayContaining(['game', 'limit', 'last-event-id']));
+    expect(op('/api/scores', 'get').responses['304']).toBeDefined();
+  });
+
   it('matches the committed contract (run `npm run contracts` after a deliberate change)', async () => {
     const contract = JSON.parse(await readFile(new URL('./contracts/openapi.json', import.meta.url), 'utf8')) as Document;
     expect({ ...document, servers: contract.servers }).toEqual(contract);
