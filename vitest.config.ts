@@ -1,6 +1,15 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  resolve: {
+    // graphql 16 ships CommonJS (main) and ESM (module) builds. Node loads the
+    // CommonJS one for Yoga and Pothos; Vite would hand our sources the ESM
+    // one, and two copies of graphql's classes break `instanceof`.
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Two cores: two files at a time, each with its own server and database.

@@ -1,8 +1,10 @@
 import { writeFileSync } from 'node:fs';
+import { printedSchema } from '../src/graphql/schema.ts';
 import { buildApiDocument } from '../src/http/api-document.ts';
 
 /** Rewrites the committed contracts after a deliberate change of the API: `npm run contracts`. */
 const CONTRACT_BASE_URL = 'http://localhost:3000';
 
-const openapi = buildApiDocument(CONTRACT_BASE_URL);
-writeFileSync(new URL('../test/contracts/openapi.json', import.meta.url), `${JSON.stringify(openapi, null, 2)}\n`);
+const contracts = new URL('../test/contracts/', import.meta.url);
+writeFileSync(new URL('openapi.json', contracts), `${JSON.stringify(buildApiDocument(CONTRACT_BASE_URL), null, 2)}\n`);
+writeFileSync(new URL('schema.graphql', contracts), printedSchema());

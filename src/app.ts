@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/client.ts';
 import { buildApiDocument } from './http/api-document.ts';
+import { createGraphQLEndpoint } from './http/graphql-endpoint.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { createRequestHandler } from './http/request-handler.ts';
 import { createScoreStreams, type ScoreStreams } from './http/sse/score-streams.ts';
@@ -54,6 +55,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     router: appRouter,
     service,
     scoreStreams,
+    graphql: createGraphQLEndpoint(log),
     openApiJson: JSON.stringify(buildApiDocument(config.baseUrl)),
     baseUrl: config.baseUrl,
     trustProxy: config.trustProxy,

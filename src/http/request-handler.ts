@@ -5,7 +5,11 @@ import type { ServiceContext } from '../services/service-context.ts';
 import type { Context } from '../trpc.ts';
 import { authenticateRequest } from './authenticate-request.ts';
 import { clientAddressOf } from './client-address.ts';
+import { GRAPHQL_PATH, type GraphQLEndpoint } from './graphql-endpoint.ts';
 import type { Logger } from './logger.ts';
+import { DOCS_ASSETS, DOCS_PATH, serveDocsAsset, serveDocsPage } from './pages/docs-page.ts';
+import { GRAPHIQL_PATH, serveGraphiQLPage } from './pages/graphiql-page.ts';
+import { serveVersioningPage, VERSIONING_PATH } from './pages/versioning-page.ts';
 import { writeProblem } from './problem-response.ts';
 import { requestIdOf } from './request-id.ts';
 import { serveRestRoute, toAppError } from './rest-adapter.ts';
@@ -18,6 +22,7 @@ export interface RequestHandlerOptions {
   router: AnyTRPCRouter;
   service: ServiceContext;
   scoreStreams: ScoreStreams;
+  graphql: GraphQLEndpoint;
   /** The OpenAPI document, serialised once. */
   openApiJson: string;
   baseUrl: string;
@@ -27,13 +32,21 @@ export interface RequestHandlerOptions {
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
+/** Pages for people, answered for GET and HEAD. */
+const pages: Record<string, (res: ServerResponse) => void> = {
+  [DOCS_PATH]: serveDocsPage,
+  [GRAPHIQL_PATH]: serveGraphiQLPage,
+  [VERSIONING_PATH]: serveVersioningPage,
+};
+
 /**
  * The dispatch table. Every request is first credential-checked, then routed:
- * /api/trpc to tRPC, /api/openapi.json to the document, the score stream to
- * its SSE adapter, every REST route to its procedure, anything else to a 404
- * problem.
+ * /api/trpc and /api/graphql to their own envelopes, the OpenAPI document,
+ * the score stream, the pages, every REST route to its procedure, and
+ * anything else to a 404 problem.
  */
-export function createRequestHandler({ router, service, scoreStreams, openApiJson, baseUrl, trustProxy, log }: RequestHandlerOptions): RequestHandler {
+export function createRequestHandler(options: RequestHandlerOptions): RequestHandler {
+  const { router, service, scoreStreams, graphql, openApiJson, baseUrl, trustProxy, log } = options;
   const routes = buildRestRoutes(router);
 
   return async (req, res) => {
@@ -44,6 +57,7 @@ export function createRequestHandler({ router, service, scoreStreams, openApiJso
     const queryStart = target.indexOf('?');
     const rawPath = queryStart === -1 ? target : target.slice(0, queryStart);
     const pathname = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
+    const reading = method === 'GET' || method === 'HEAD';
     res.setHeader('X-Request-Id', requestId);
     res.once('close', () => {
       log.info(
@@ -67,13 +81,28 @@ export function createRequestHandler({ router, service, scoreStreams, openApiJso
         await serveTrpc({ router, req, res, pathname, createContext: async () => contextFor(await authenticateRequest(service, req)), log });
         return;
       }
+      if (pathname === GRAPHQL_PATH) {
+        // …and here in GraphQL's, after the request has counted against the limit.
+        const authenticated = await authenticateRequest(service, req).then(
+          (caller) => ({ caller, failure: undefined }),
+          (error: unknown) => {
+            if (error instanceof AppError) return { caller: undefined, failure: error };
+            throw error;
+          },
+        );
+        await graphql(req, res, contextFor(authenticated.caller), authenticated.failure);
+        return;
+      }
       ctx = contextFor(await authenticateRequest(service, req));
-      if ((method === 'GET' || method === 'HEAD') && pathname === '/api/openapi.json') {
+      if (reading && pathname === '/api/openapi.json') {
         res.setHeader('Content-Type', 'application/json');
         res.setHeader('Content-Length', Buffer.byteLength(openApiJson));
         res.end(openApiJson);
         return;
       }
+      const page = pages[pathname];
+      if (reading && page) return page(res);
+      if (reading && pathname.startsWith(DOCS_ASSETS) && serveDocsAsset(res, pathname.slice(DOCS_ASSETS.length))) return;
       const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
       if (method === 'GET' && pathname === SCORE_STREAM_PATH) {
         scoreStreams.serve(req, res, query);

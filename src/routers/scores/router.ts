@@ -1,5 +1,5 @@
 import { router } from '../../trpc.ts';
-import { getLeaderboardProcedure } from './get-leaderboard.ts';
 import { submitScoreProcedure } from './submit-score.ts';
+import { topScoresProcedure } from './top-scores.ts';
 
-export const scoresRouter = router({ submit: submitScoreProcedure, leaderboard: getLeaderboardProcedure });
+export const scoresRouter = router({ top: topScoresProcedure, submit: submitScoreProcedure });

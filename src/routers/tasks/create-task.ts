@@ -1,29 +1,11 @@
 import { createTask } from '../../services/tasks/create-task.ts';
 import { toTaskV1 } from '../../services/tasks/task-representation.ts';
 import { publicProcedure } from '../../trpc.ts';
-import { newTaskSchema, taskSchema } from './task-schemas.ts';
+import { createTaskInputSchema, taskSchema } from './task-schemas.ts';
 
+/** SPEC "Procedure endpoints": tasks.create over /api/trpc; a task write like POST /api/tasks. */
 export const createTaskProcedure = publicProcedure
-  .meta({
-    openapi: {
-      method: 'POST',
-      path: '/api/tasks',
-      tags: ['tasks'],
-      summary: 'Create a task',
-      description: 'Only the newest 200 tasks are kept; older ones are deleted after each creation.',
-      errorResponses: [400, 413, 422],
-    },
-    http: {
-      successStatus: 201,
-      entityTag: true,
-      responseHeaders: { Location: { description: 'The new task: /api/tasks/{id}', required: true } },
-    },
-    access: { rateLimit: 'task-writes' },
-  })
-  .input(newTaskSchema)
+  .meta({ access: { rateLimit: 'task-writes' } })
+  .input(createTaskInputSchema)
   .output(taskSchema)
-  .mutation(async ({ ctx, input }) => {
-    const row = await createTask({ ctx: ctx.service, input });
-    ctx.response.headers.Location = `/api/tasks/${row.id}`;
-    return toTaskV1(row);
-  });
+  .mutation(async ({ ctx, input }) => toTaskV1(await createTask({ ctx: ctx.service, input })));

@@ -33,6 +33,12 @@ export const newTaskSchema = z.strictObject({
   done: z.boolean().optional().meta({ description: 'Defaults to false' }),
 });
 
+/** SPEC "Procedure endpoints" tasks.create: a title, nothing else. */
+export const createTaskInputSchema = z.strictObject({ title: titleSchema });
+
+/** How many of the newest tasks tasks.newest and GraphQL's `tasks` return: 1 to 50, default 5. */
+export const newestLimitSchema = z.number().int().min(1).max(50).default(5).meta({ description: 'How many, 1 to 50' });
+
 export const taskIdInputSchema = z.strictObject({ id: uuidSchema });
 
 export const taskPatchSchema = z

@@ -3,7 +3,8 @@ import { publicProcedure } from '../../trpc.ts';
 import { ifNoneMatchHeaderSchema } from '../common/schemas.ts';
 import { leaderboardQuerySchema, leaderboardSchema } from './score-schemas.ts';
 
-export const getLeaderboardProcedure = publicProcedure
+/** GET /api/scores, and SPEC "Procedure endpoints" scores.top. */
+export const topScoresProcedure = publicProcedure
   .meta({
     openapi: {
       method: 'GET',

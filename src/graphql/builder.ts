@@ -1,0 +1,16 @@
+import SchemaBuilder from '@pothos/core';
+import type { Context } from '../trpc.ts';
+
+/** What every resolver gets: the same request Context the procedures get. */
+export interface GraphQLContext {
+  ctx: Context;
+}
+
+/** The one Pothos builder; each file under types/ adds one type to it. */
+export const builder = new SchemaBuilder<{ Context: GraphQLContext; DefaultFieldNullability: false }>({
+  // SPEC's schema is non-null unless it says otherwise (only `task` may be null).
+  defaultFieldNullability: false,
+});
+
+builder.queryType({});
+builder.mutationType({});

@@ -1,0 +1,28 @@
+import { leaderboardQuerySchema } from '../../routers/scores/score-schemas.ts';
+import { getLeaderboard, type Leaderboard } from '../../services/scores/get-leaderboard.ts';
+import { builder } from '../builder.ts';
+import { parseArguments } from '../user-input.ts';
+import { GameType } from './game.ts';
+import { ScoreEntryType } from './score-entry.ts';
+
+export const LeaderboardType = builder.objectRef<Leaderboard>('Leaderboard').implement({
+  fields: (t) => ({
+    game: t.field({ type: GameType, resolve: (board) => board.game }),
+    name: t.exposeString('name'),
+    unit: t.exposeString('unit'),
+    better: t.exposeString('better', { description: 'higher or lower' }),
+    entries: t.field({ type: [ScoreEntryType], resolve: (board) => board.entries }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  leaderboard: t.field({
+    type: LeaderboardType,
+    description: "A game's best scores, best first",
+    args: {
+      game: t.arg({ type: GameType, required: true }),
+      limit: t.arg.int({ defaultValue: 10, description: '1 to 50' }),
+    },
+    resolve: (_root, args, { ctx }) => getLeaderboard({ ctx: ctx.service, input: parseArguments(leaderboardQuerySchema, args) }),
+  }),
+}));

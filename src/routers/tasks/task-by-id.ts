@@ -1,0 +1,10 @@
+import { getTask } from '../../services/tasks/get-task.ts';
+import { toTaskV1 } from '../../services/tasks/task-representation.ts';
+import { publicProcedure } from '../../trpc.ts';
+import { taskIdInputSchema, taskSchema } from './task-schemas.ts';
+
+/** SPEC "Procedure endpoints": one task in the version 1 shape; NOT_FOUND when missing. */
+export const taskByIdProcedure = publicProcedure
+  .input(taskIdInputSchema)
+  .output(taskSchema)
+  .query(async ({ ctx, input }) => toTaskV1(await getTask({ ctx: ctx.service, input })));
