@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'src/db/migrations/'] },
+  { ignores: ['node_modules/', '.data/', '.artifacts/', 'src/db/migrations/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -32,7 +32,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['drizzle.config.ts', 'vitest.config.ts', 'eslint.config.js'],
+    files: ['drizzle.config.ts', 'vitest.config.ts', 'vitest.browser.config.ts', 'eslint.config.js'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

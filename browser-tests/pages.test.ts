@@ -1,0 +1,68 @@
+import { mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTask } from '../test/support/tasks-client.ts';
+import { startTestServer, type TestServer } from '../test/support/test-server.ts';
+
+/** Where the screenshots go (git-ignored). */
+const SCREENSHOTS = new URL('../.artifacts/screenshots/', import.meta.url);
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+const offsite: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  server = await startTestServer();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // Nothing may come from outside the service: note any request that tries.
+  page.on('request', (request) => {
+    if (!request.url().startsWith(server.url) && !request.url().startsWith('data:') && !request.url().startsWith('blob:')) {
+      offsite.push(request.url());
+    }
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const shot = (name: string) => page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: false });
+
+describe('pages in a real browser', () => {
+  it('/docs renders the operations of the OpenAPI document', async () => {
+    await page.goto(`${server.url}/docs`);
+    await page.locator('.opblock').first().waitFor();
+    const operations = await page.locator('.opblock').count();
+    expect(operations).toBeGreaterThanOrEqual(15);
+    await expect(page.locator('.opblock-summary-path', { hasText: '/api/tasks/{id}' }).first().isVisible()).resolves.toBe(true);
+    await shot('docs');
+  });
+
+  it('/graphiql runs { tasks { id title } } and shows the result', async () => {
+    await createTask(server.url, { title: 'seen in graphiql' });
+    await page.goto(`${server.url}/graphiql`);
+    await page.locator('.graphiql-execute-button').waitFor();
+    await page.locator('.graphiql-execute-button').click();
+    await page.getByText('seen in graphiql').first().waitFor();
+    await shot('graphiql');
+  });
+
+  it('/versioning renders the deprecation policy', async () => {
+    await page.goto(`${server.url}/versioning`);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Versioning and deprecation policy');
+    await expect(page.getByText('GET /api/v0/tasks').first().isVisible()).resolves.toBe(true);
+    await shot('versioning');
+  });
+
+  it('loaded nothing from outside the service', () => {
+    expect(offsite).toEqual([]);
+  });
+});

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from './support/http.ts';
+import { startTestServer, type TestServer } from './support/test-server.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+/** Every src= and href= of a page: none may leave the service (no CDN, no internet here). */
+function externalReferences(html: string): string[] {
+  return [...html.matchAll(/(?:src|href)\s*=\s*["']([^"']+)["']/g)].map((match) => match[1]!).filter((url) => /^(https?:)?\/\//.test(url));
+}
+
+describe('GET /docs', () => {
+  it('serves Swagger UI, loading only its own assets and /api/openapi.json', async () => {
+    const response = await request<string>(`${server.url}/docs`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.text).toContain("url: '/api/openapi.json'");
+    expect(externalReferences(response.text)).toEqual([]);
+    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js']) {
+      expect(response.text).toContain(`/docs/assets/${asset}`);
+      const file = await fetch(`${server.url}/docs/assets/${asset}`);
+      expect(file.status).toBe(200);
+      expect((await file.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+    }
+  });
+
+  it('serves nothing else from the asset folder', async () => {
+    for (const name of ['package.json', '..%2Fpackage.json', 'index.html', '']) {
+      expect((await request(`${server.url}/docs/assets/${name}`)).status).toBe(404);
+    }
+  });
+});
+
+describe('GET /graphiql', () => {
+  it('serves GraphiQL with its bundle inlined, posting to /api/graphql', async () => {
+    const response = await request<string>(`${server.url}/graphiql`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.text).toContain('"endpoint":"/api/graphql"');
+    expect(response.text).toContain('"method":"POST"');
+    expect(externalReferences(response.text)).toEqual([]);
+  });
+});
+
+describe('GET /versioning', () => {
+  it('states what is deprecated, the dates and the successor', async () => {
+    const response = await request<string>(`${server.url}/versioning`);
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('GET /api/v0/tasks');
+    expect(response.text).toContain('2026-10-01');
+    expect(response.text).toContain('@1790812800');
+    expect(response.text).toContain('2027-06-30');
+    expect(response.text).toContain('Wed, 30 Jun 2027 00:00:00 GMT');
+    expect(response.text).toContain('GET /api/tasks');
+  });
+
+  it('is where the v0 deprecation link points', async () => {
+    const v0 = await request(`${server.url}/api/v0/tasks`);
+    const target = /<([^>]+)>; rel="deprecation"/.exec(v0.headers.get('link')!)![1]!;
+    expect((await request(`${server.url}${target}`)).status).toBe(200);
+  });
+});
