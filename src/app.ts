@@ -12,6 +12,7 @@ import { appRouter } from './routers/app-router.ts';
 import { noEventDispatcher } from './services/events/event-dispatcher.ts';
 import { EventPoller } from './services/events/event-poller.ts';
 import { createServiceContext } from './services/service-context.ts';
+import { WebhookWorker } from './services/webhooks/webhook-worker.ts';
 
 /** In-flight requests get this long to finish at shutdown (DECISIONS). */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -46,9 +47,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   }
   const service = createServiceContext(database.db, {
     clock: options.clock ?? systemClock,
-    settings: { baseUrl: config.baseUrl, jwtSecret: config.jwtSecret, rateLimits: config.rateLimits },
+    settings: { baseUrl: config.baseUrl, jwtSecret: config.jwtSecret, rateLimits: config.rateLimits, webhooks: config.webhooks },
     dispatcher: noEventDispatcher,
   });
+  // Webhook delivery hears of every committed event, and polls for retries.
+  const webhooks = new WebhookWorker(service, (error) => log.error({ err: error }, 'webhook delivery failed'));
+  service.dispatcher = webhooks;
+  webhooks.start();
   const poller = new EventPoller(service, config.sse.pollMs, (error) => log.error({ err: error }, 'event poll failed'));
   const scoreStreams = createScoreStreams({ service, poller, streamMs: config.sse.streamMs, keepAliveMs: config.sse.keepAliveMs, log });
   const handler = createRequestHandler({
@@ -95,6 +100,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       await closed;
       clearTimeout(grace);
+      // Sends under way finish (bounded by their timeout); the rest stay pending for the next start.
+      await webhooks.stop();
       await database.close();
       log.info('stopped');
     })();

@@ -44,6 +44,14 @@ const environmentSchema = z.object({
   SSE_POLL_MS: positiveInteger('milliseconds, default 1000').default(1000),
   SSE_KEEPALIVE_MS: positiveInteger('milliseconds, default 10000').default(10000),
   TRUST_PROXY: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .regex(/^[1-9][0-9]*(,[1-9][0-9]*)*$/, 'must be a comma-separated list of positive integers (milliseconds)')
+    .transform((value) => value.split(',').map(Number))
+    .optional(),
+  WEBHOOK_POLL_MS: positiveInteger('milliseconds, default 1000').default(1000),
+  WEBHOOK_TIMEOUT_MS: positiveInteger('milliseconds, default 10000').default(10000),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'must be one of fatal, error, warn, info, debug, trace, silent',
@@ -66,8 +74,12 @@ export interface Config {
   rateLimits: { taskWritesAnonymous: number; keysPerHour: number; scoresPerMinute: number };
   sse: { streamMs: number; pollMs: number; keepAliveMs: number };
   trustProxy: boolean;
+  webhooks: { allowPrivate: boolean; retryScheduleMs: number[]; pollMs: number; timeoutMs: number };
   logLevel: string;
 }
+
+/** Standard Webhooks' schedule: the waits after each failed attempt, before the next. */
+export const STANDARD_RETRY_SCHEDULE_MS = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400].map((seconds) => seconds * 1000);
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -98,6 +110,12 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     },
     sse: { streamMs: env.SSE_STREAM_MS, pollMs: env.SSE_POLL_MS, keepAliveMs: env.SSE_KEEPALIVE_MS },
     trustProxy: env.TRUST_PROXY === 'true',
+    webhooks: {
+      allowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true',
+      retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS ?? STANDARD_RETRY_SCHEDULE_MS,
+      pollMs: env.WEBHOOK_POLL_MS,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    },
     logLevel: env.LOG_LEVEL,
   };
 }

@@ -13,8 +13,18 @@ describe('loadConfig', () => {
       rateLimits: { taskWritesAnonymous: 30, keysPerHour: 5, scoresPerMinute: 10 },
       sse: { streamMs: 25000, pollMs: 1000, keepAliveMs: 10000 },
       trustProxy: false,
+      webhooks: {
+        allowPrivate: false,
+        retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000],
+        pollMs: 1000,
+        timeoutMs: 10_000,
+      },
     });
     expect(config.jwtSecret).toEqual(expect.any(String));
+  });
+
+  it('takes a webhook retry schedule for tests', () => {
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '50,100' }).webhooks.retryScheduleMs).toEqual([50, 100]);
   });
 
   it('derives BASE_URL from PORT and drops a trailing slash from an explicit one', () => {
@@ -40,6 +50,9 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_SCORES_PER_MINUTE', '2.5', /^Invalid configuration: RATE_LIMIT_SCORES_PER_MINUTE must be a positive integer/],
     ['SSE_STREAM_MS', 'soon', /^Invalid configuration: SSE_STREAM_MS must be a positive integer/],
     ['TRUST_PROXY', 'yes', /^Invalid configuration: TRUST_PROXY must be true or false/],
+    ['WEBHOOK_ALLOW_PRIVATE', '1', /^Invalid configuration: WEBHOOK_ALLOW_PRIVATE must be true or false/],
+    ['WEBHOOK_RETRY_SCHEDULE_MS', '5,x', /^Invalid configuration: WEBHOOK_RETRY_SCHEDULE_MS must be a comma-separated list/],
+    ['WEBHOOK_TIMEOUT_MS', '0', /^Invalid configuration: WEBHOOK_TIMEOUT_MS must be a positive integer/],
   ])('%s=%s is refused with a line naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

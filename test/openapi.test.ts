@@ -135,6 +135,21 @@ describe('GET /api/openapi.json', () => {
     expect(op('/api/scores', 'get').responses['304']).toBeDefined();
   });
 
+  it('documents the webhook routes, which need credentials', () => {
+    for (const [path, method, success] of [
+      ['/api/webhooks', 'post', '201'],
+      ['/api/webhooks', 'get', '200'],
+      ['/api/webhooks/{id}', 'get', '200'],
+      ['/api/webhooks/{id}', 'delete', '204'],
+      ['/api/webhooks/{id}/deliveries', 'get', '200'],
+    ] as const) {
+      const operation = op(path, method);
+      expect(operation.security, `${method} ${path}`).toEqual([{ bearer: [] }]);
+      expect(operation.responses[success], `${method} ${path}`).toBeDefined();
+      expect(operation.responses['401'], `${method} ${path}`).toBeDefined();
+    }
+  });
+
   it('matches the committed contract (run `npm run contracts` after a deliberate change)', async () => {
     const contract = JSON.parse(await readFile(new URL('./contracts/openapi.json', import.meta.url), 'utf8')) as Document;
     expect({ ...document, servers: contract.servers }).toEqual(contract);

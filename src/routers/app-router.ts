@@ -7,6 +7,7 @@ import { scoresRouter } from './scores/router.ts';
 import { statsRouter } from './stats/router.ts';
 import { systemRouter } from './system/router.ts';
 import { tasksRouter } from './tasks/router.ts';
+import { webhooksRouter } from './webhooks/router.ts';
 
 /** The one router: REST paths, the OpenAPI document and /api/trpc all come from it. */
 export const appRouter = router({
@@ -18,6 +19,7 @@ export const appRouter = router({
   export: exportRouter,
   limits: limitsRouter,
   scores: scoresRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

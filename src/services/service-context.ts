@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { EventDispatcher } from './events/event-dispatcher.ts';
 
 /** The deployment settings services act on. */
-export type ServiceSettings = Pick<Config, 'baseUrl' | 'jwtSecret' | 'rateLimits'>;
+export type ServiceSettings = Pick<Config, 'baseUrl' | 'jwtSecret' | 'rateLimits' | 'webhooks'>;
 
 /** What every service verb receives as `ctx`. */
 export interface ServiceContext {

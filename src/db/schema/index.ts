@@ -4,3 +4,4 @@ export * from './idempotency-records.ts';
 export * from './rate-limit-windows.ts';
 export * from './scores.ts';
 export * from './tasks.ts';
+export * from './webhooks.ts';

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { events } from '../../db/schema/index.ts';
 import { ADVISORY_LOCKS } from '../retention.ts';
 import { nowInMilliseconds, onCommit, withTransaction, type ServiceContext } from '../service-context.ts';
+import { enqueueDeliveries } from '../webhooks/deliveries.ts';
 import type { StoredEvent } from './event-dispatcher.ts';
 
 /** Events older than this are pruned (the log feeds live streams, not history). */
@@ -9,7 +10,8 @@ export const EVENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const PRUNE_BATCH = 100;
 
 /**
- * Appends an event to the log, to be dispatched once the transaction commits.
+ * Appends an event to the log with its webhook deliveries (the outbox), to be
+ * dispatched once the transaction commits.
  *
  * Readers follow the log by `id > last seen`, so ids must become visible in
  * increasing order. An identity value is drawn at insert time but becomes
@@ -36,7 +38,8 @@ export async function recordEvent({
         limit ${PRUNE_BATCH}
       )`);
     const event: StoredEvent = { id: row!.id, type: row!.type, data: row!.data as Record<string, unknown>, createdAt: row!.createdAt };
-    onCommit(tx, () => tx.dispatcher.eventStored(event));
+    const deliveries = await enqueueDeliveries(tx, event);
+    if (deliveries > 0) onCommit(tx, () => tx.dispatcher.eventStored(event));
     return event;
   });
 }

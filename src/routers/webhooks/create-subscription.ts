@@ -1,0 +1,20 @@
+import { createSubscription } from '../../services/webhooks/subscriptions.ts';
+import { publicProcedure, requireCaller } from '../../trpc.ts';
+import { createdSubscriptionSchema, newSubscriptionSchema } from './webhook-schemas.ts';
+
+export const createSubscriptionProcedure = publicProcedure
+  .meta({
+    openapi: {
+      method: 'POST',
+      path: '/api/webhooks',
+      tags: ['webhooks'],
+      summary: 'Subscribe a URL to events',
+      description: 'Deliveries are signed per Standard Webhooks with the returned secret, which is shown only here.',
+      errorResponses: [400, 413, 422],
+    },
+    http: { successStatus: 201, successHeaders: { 'Cache-Control': 'no-store' } },
+    access: { requires: 'credentials' },
+  })
+  .input(newSubscriptionSchema)
+  .output(createdSubscriptionSchema)
+  .mutation(({ ctx, input }) => createSubscription({ ctx: ctx.service, input: { ...input, caller: requireCaller(ctx) } }));

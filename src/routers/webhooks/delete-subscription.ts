@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { deleteSubscription } from '../../services/webhooks/subscriptions.ts';
+import { publicProcedure, requireCaller } from '../../trpc.ts';
+import { subscriptionIdInputSchema } from './webhook-schemas.ts';
+
+export const deleteSubscriptionProcedure = publicProcedure
+  .meta({
+    openapi: {
+      method: 'DELETE',
+      path: '/api/webhooks/{id}',
+      tags: ['webhooks'],
+      summary: 'Unsubscribe; pending deliveries go with it',
+      errorResponses: [404, 422],
+    },
+    http: { successStatus: 204 },
+    access: { requires: 'credentials' },
+  })
+  .input(subscriptionIdInputSchema)
+  .output(z.void())
+  .mutation(async ({ ctx, input }) => {
+    await deleteSubscription({ ctx: ctx.service, input: { caller: requireCaller(ctx), id: input.id } });
+  });

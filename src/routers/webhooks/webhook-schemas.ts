@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { EVENT_TYPES } from '../../services/webhooks/subscriptions.ts';
+import { timestampSchema, uuidSchema } from '../common/schemas.ts';
+
+const eventTypeSchema = z.enum(EVENT_TYPES);
+
+export const newSubscriptionSchema = z.strictObject({
+  url: z
+    .string({ error: 'Give the URL to deliver to' })
+    .max(2000, 'Keep the URL under 2000 characters')
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+      } catch {
+        return false;
+      }
+    }, 'Use an absolute http or https URL')
+    .meta({ description: 'An http(s) URL of at most 2000 characters; not a loopback, private or link-local host' }),
+  events: z
+    .array(eventTypeSchema)
+    .min(1, 'Name at least one event type, or leave events out for all')
+    .optional()
+    .meta({ description: 'Event types to receive; default all (today only score.submitted)' }),
+  description: z.string().max(500, 'Keep the description under 500 characters').optional(),
+});
+
+export const subscriptionSchema = z
+  .object({
+    id: uuidSchema,
+    url: z.string(),
+    events: z.array(eventTypeSchema),
+    description: z.string().nullable(),
+    status: z.enum(['active', 'disabled']).meta({ description: 'disabled once a receiver answers 410 Gone' }),
+    createdAt: timestampSchema,
+  })
+  .meta({ id: 'WebhookSubscription' });
+
+export const createdSubscriptionSchema = subscriptionSchema
+  .extend({ secret: z.string().meta({ description: 'whsec_…: the signing secret, shown only in this response' }) })
+  .meta({ id: 'CreatedWebhookSubscription' });
+
+export const deliverySchema = z
+  .object({
+    id: uuidSchema.meta({ description: 'Also the webhook-id header of every attempt' }),
+    eventId: z.number().int(),
+    type: z.string(),
+    status: z.enum(['pending', 'delivered', 'failed', 'disabled']),
+    attempts: z.number().int(),
+    lastResponseStatus: z.number().int().nullable(),
+    nextAttemptAt: timestampSchema.nullable(),
+    createdAt: timestampSchema,
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export const subscriptionIdInputSchema = z.strictObject({ id: uuidSchema });

@@ -1,0 +1,169 @@
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.ts';
+import type { EventDispatcher } from '../events/event-dispatcher.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { sendWebhook, USER_AGENT, type SendOutcome } from './send-webhook.ts';
+import { signWebhook } from './webhook-signature.ts';
+
+/** Deliveries claimed per round; each round sends them side by side. */
+const CLAIM_BATCH = 10;
+
+interface Claimed {
+  id: string;
+  subscriptionId: string;
+  payload: string;
+  attempts: number;
+  url: string;
+  secret: string;
+}
+
+/**
+ * Sends pending deliveries, on every instance: right after an event commits
+ * (it is the EventDispatcher), and every WEBHOOK_POLL_MS for retries that
+ * fall due and for deliveries left pending by a restart. A delivery is
+ * claimed with FOR UPDATE SKIP LOCKED and leased past the send's timeout, so
+ * two instances never send one delivery at once.
+ */
+export class WebhookWorker implements EventDispatcher {
+  private timer: NodeJS.Timeout | undefined;
+  private draining: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly service: ServiceContext,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  /** Stops claiming and waits for sends under way (each bounded by its timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.draining;
+  }
+
+  eventStored(): void {
+    this.wake();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => this.wake(), this.service.settings.webhooks.pollMs);
+  }
+
+  private wake(): void {
+    if (this.stopped) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.draining = this.drain()
+      .catch(this.onError)
+      .finally(() => {
+        this.draining = undefined;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else {
+          this.schedule();
+        }
+      });
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.stopped) {
+      const claimed = await this.claim();
+      if (claimed.length === 0) return;
+      await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
+    }
+  }
+
+  private async claim(): Promise<Claimed[]> {
+    const { settings, clock } = this.service;
+    const now = clock.now();
+    const leaseEnd = new Date(now.getTime() + 2 * settings.webhooks.timeoutMs + 5_000);
+    const due = this.service.db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, now)))
+      .orderBy(webhookDeliveries.nextAttemptAt)
+      .limit(CLAIM_BATCH)
+      .for('update', { skipLocked: true });
+    const rows = await this.service.db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: leaseEnd, attempts: sql`${webhookDeliveries.attempts} + 1` })
+      .where(inArray(webhookDeliveries.id, due))
+      .returning({
+        id: webhookDeliveries.id,
+        subscriptionId: webhookDeliveries.subscriptionId,
+        payload: webhookDeliveries.payload,
+        attempts: webhookDeliveries.attempts,
+      });
+    if (rows.length === 0) return [];
+    const subscriptions = await this.service.db
+      .select({ id: webhookSubscriptions.id, url: webhookSubscriptions.url, secret: webhookSubscriptions.secret })
+      .from(webhookSubscriptions)
+      .where(inArray(webhookSubscriptions.id, rows.map((row) => row.subscriptionId)));
+    const byId = new Map(subscriptions.map((subscription) => [subscription.id, subscription]));
+    return rows.flatMap((row) => {
+      const subscription = byId.get(row.subscriptionId);
+      return subscription ? [{ ...row, url: subscription.url, secret: subscription.secret }] : [];
+    });
+  }
+
+  private async attempt(delivery: Claimed): Promise<void> {
+    const { webhooks } = this.service.settings;
+    const timestamp = Math.floor(this.service.clock.now().getTime() / 1000);
+    const outcome = await sendWebhook({
+      url: delivery.url,
+      body: delivery.payload,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'webhook-id': delivery.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signWebhook(delivery.secret, delivery.id, timestamp, delivery.payload),
+      },
+      timeoutMs: webhooks.timeoutMs,
+      allowPrivate: webhooks.allowPrivate,
+    });
+    await this.record(delivery, outcome);
+  }
+
+  /** Only the attempt that holds the lease (its attempt number) may record the result. */
+  private async record(delivery: Claimed, outcome: SendOutcome): Promise<void> {
+    const { db, clock, settings } = this.service;
+    const status = 'status' in outcome ? outcome.status : null;
+    const ours = and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempts, delivery.attempts));
+    if (status !== null && status >= 200 && status < 300) {
+      await db.update(webhookDeliveries).set({ status: 'delivered', lastResponseStatus: status, nextAttemptAt: null }).where(ours);
+      return;
+    }
+    if (status === 410) {
+      // The receiver is gone for good: stop sending to it at all.
+      await db.transaction(async (tx) => {
+        await tx.update(webhookSubscriptions).set({ status: 'disabled' }).where(eq(webhookSubscriptions.id, delivery.subscriptionId));
+        await tx.update(webhookDeliveries).set({ status: 'disabled', lastResponseStatus: 410, nextAttemptAt: null }).where(ours);
+        await tx
+          .update(webhookDeliveries)
+          .set({ status: 'disabled', nextAttemptAt: null })
+          .where(and(eq(webhookDeliveries.subscriptionId, delivery.subscriptionId), eq(webhookDeliveries.status, 'pending')));
+      });
+      return;
+    }
+    const wait = settings.webhooks.retryScheduleMs[delivery.attempts - 1];
+    if (wait === undefined) {
+      await db.update(webhookDeliveries).set({ status: 'failed', lastResponseStatus: status, nextAttemptAt: null }).where(ours);
+      return;
+    }
+    // ±20 % jitter, so receivers that failed together are not retried together.
+    const nextAttemptAt = new Date(clock.now().getTime() + Math.round(wait * (0.8 + Math.random() * 0.4)));
+    await db.update(webhookDeliveries).set({ lastResponseStatus: status, nextAttemptAt }).where(ours);
+  }
+}
