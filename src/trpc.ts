@@ -4,9 +4,8 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { problemTypes } from './errors/problem-types.ts';
 import { fieldErrorsOf } from './errors/trpc-error-mapping.ts';
 import type { HttpMeta } from './http/http-meta.ts';
-import { access, type AccessMeta } from './middleware/access.ts';
-import { domainErrors } from './middleware/domain-errors.ts';
-import { idempotency } from './middleware/idempotency.ts';
+import type { AccessMeta } from './middleware/access.ts';
+import { procedureChain } from './middleware/procedure-chain.ts';
 import { credentialsRequired } from './services/auth/bearer-challenge.ts';
 import type { Caller } from './services/auth/caller.ts';
 import type { StoredResponse } from './services/idempotency/idempotency-records.ts';
@@ -70,9 +69,5 @@ export function requireCaller(ctx: Context): Caller {
 
 export const router = t.router;
 
-/**
- * Every procedure's chain, in SPEC's order: domain errors mapped once; then
- * rate limit and credentials (AccessMeta); then the Idempotency-Key; then the
- * procedure's own input validation and resolver.
- */
-export const publicProcedure = t.procedure.use(domainErrors).use(access).use(idempotency);
+/** The base of every procedure: see middleware/procedure-chain.ts for the order of checks. */
+export const publicProcedure = t.procedure.use(procedureChain);

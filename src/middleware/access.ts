@@ -1,10 +1,9 @@
-import { experimental_standaloneMiddleware } from '@trpc/server';
 import { AppError } from '../errors/app-error.ts';
 import { insufficientScope } from '../services/auth/bearer-challenge.ts';
 import type { Scope } from '../services/auth/caller.ts';
 import { hitRateLimit, rateLimitHeaders } from '../services/rate-limits/hit-rate-limit.ts';
 import type { LimitName } from '../services/rate-limits/limit-policies.ts';
-import { clientIdOf, requireCaller, type Context, type Meta } from '../trpc.ts';
+import { clientIdOf, requireCaller, type Context } from '../trpc.ts';
 
 /** Who may call a procedure and which limit it counts against; enforced on every transport. */
 export interface AccessMeta {
@@ -19,9 +18,7 @@ export interface AccessMeta {
  * (401), then key-only or scope (403). Ownership checks that need the input
  * stay in the service, after validation (DECISIONS order).
  */
-export const access = experimental_standaloneMiddleware<{ ctx: Context; meta: Meta }>().create(async ({ ctx, meta, next }) => {
-  const rules = meta?.access;
-  if (!rules) return next();
+export async function enforceAccess(ctx: Context, rules: AccessMeta): Promise<void> {
   if (rules.rateLimit) {
     const rateLimit = await hitRateLimit({
       ctx: ctx.service,
@@ -40,5 +37,4 @@ export const access = experimental_standaloneMiddleware<{ ctx: Context; meta: Me
       throw insufficientScope(ctx.service, rules.requires);
     }
   }
-  return next();
-});
+}

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import { createRequire } from 'node:module';
 import { once, sendStatic } from './static-page.ts';
+
+// The package's main module loads the whole 1.7 MB bundle; its folder is all we need.
+const swaggerUiFolder = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 export const DOCS_PATH = '/docs';
 export const DOCS_ASSETS = '/docs/assets/';
@@ -43,7 +46,7 @@ const page = `<!doctype html>
 `;
 
 const assetFiles = new Map<string, () => Buffer>(
-  Object.keys(assets).map((name) => [name, once(() => readFileSync(join(getAbsoluteFSPath(), name)))]),
+  Object.keys(assets).map((name) => [name, once(() => readFileSync(join(swaggerUiFolder, name)))]),
 );
 
 /** GET /docs: the API reference, rendered by Swagger UI from /api/openapi.json. */

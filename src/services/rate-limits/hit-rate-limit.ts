@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { rateLimitWindows } from '../../db/schema/index.ts';
 import { AppError } from '../../errors/app-error.ts';
+import { prepared } from '../prepared-queries.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { limitPolicy, type LimitName, type LimitPolicy } from './limit-policies.ts';
 
@@ -30,14 +31,22 @@ export async function hitRateLimit({
   const windowMs = policy.windowSeconds * 1000;
   const windowStart = new Date(Math.floor(now / windowMs) * windowMs);
   const windowEnd = new Date(windowStart.getTime() + windowMs);
-  const [row] = await ctx.db
-    .insert(rateLimitWindows)
-    .values({ name: policy.name, client: input.client, windowStart, windowEnd, hits: 1 })
-    .onConflictDoUpdate({
-      target: [rateLimitWindows.name, rateLimitWindows.client, rateLimitWindows.windowStart],
-      set: { hits: sql`${rateLimitWindows.hits} + 1` },
-    })
-    .returning({ hits: rateLimitWindows.hits });
+  const [row] = await prepared(ctx.db, 'rate_limit_hit', (db) =>
+    db
+      .insert(rateLimitWindows)
+      .values({
+        name: sql.placeholder('name'),
+        client: sql.placeholder('client'),
+        windowStart: sql.placeholder('windowStart'),
+        windowEnd: sql.placeholder('windowEnd'),
+        hits: 1,
+      })
+      .onConflictDoUpdate({
+        target: [rateLimitWindows.name, rateLimitWindows.client, rateLimitWindows.windowStart],
+        set: { hits: sql`${rateLimitWindows.hits} + 1` },
+      })
+      .returning({ hits: rateLimitWindows.hits }),
+  ).execute({ name: policy.name, client: input.client, windowStart, windowEnd });
   const hits = row!.hits;
   // A client's first request in a window pays for clearing a few ended windows.
   if (hits === 1) await sweepEndedWindows(ctx, new Date(now));

@@ -1,5 +1,6 @@
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { tasks, type TaskRow } from '../../db/schema/index.ts';
+import { prepared } from '../prepared-queries.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { decodeTaskCursor, encodeTaskCursor } from './task-cursor.ts';
 
@@ -27,7 +28,12 @@ export async function listTasks({ ctx, input }: { ctx: ServiceContext; input: Li
     conditions.push(sql`(${tasks.createdAt}, ${tasks.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)`);
   }
   const offsetMode = input.offset !== undefined;
-  const fetched = await ctx.db
+  // The first page of the whole list is the hot path: prepared once.
+  const fetched = conditions.length === 0 && !offsetMode
+    ? await prepared(ctx.db, 'tasks_newest', (db) =>
+        db.select().from(tasks).orderBy(desc(tasks.createdAt), desc(tasks.id)).limit(sql.placeholder('limit')),
+      ).execute({ limit: input.limit + 1 })
+    : await ctx.db
     .select()
     .from(tasks)
     .where(and(...conditions))
