@@ -2,6 +2,7 @@ import type { Config } from '../config.ts';
 import type { Database, Executor } from '../db/database.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { EventDispatcher } from './events/event-dispatcher.ts';
+import { Housekeeping } from './housekeeping.ts';
 
 /** The deployment settings services act on. */
 export type ServiceSettings = Pick<Config, 'baseUrl' | 'jwtSecret' | 'rateLimits' | 'webhooks'>;
@@ -13,6 +14,8 @@ export interface ServiceContext {
   clock: Clock;
   settings: ServiceSettings;
   dispatcher: EventDispatcher;
+  /** Paces the cleanups that ride on requests. */
+  housekeeping: Housekeeping;
   /** Set inside a transaction: work to run once it has committed. */
   afterCommit?: (work: () => void) => void;
 }
@@ -21,7 +24,7 @@ export function createServiceContext(
   db: Database,
   dependencies: { clock: Clock; settings: ServiceSettings; dispatcher: EventDispatcher },
 ): ServiceContext {
-  return { db, ...dependencies };
+  return { db, housekeeping: new Housekeeping(), ...dependencies };
 }
 
 /**

@@ -31,12 +31,14 @@ export async function recordEvent({
     const now = nowInMilliseconds(tx);
     await tx.db.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCKS.events})`);
     const [row] = await tx.db.insert(events).values({ type: input.type, data: input.data, createdAt: now }).returning();
-    await tx.db.execute(sql`
-      delete from ${events} where ${events.id} in (
-        select ${events.id} from ${events}
-        where ${events.createdAt} < ${new Date(now.getTime() - EVENT_RETENTION_MS).toISOString()}::timestamptz
-        limit ${PRUNE_BATCH}
-      )`);
+    if (tx.housekeeping.due('events', now.getTime())) {
+      await tx.db.execute(sql`
+        delete from ${events} where ${events.id} in (
+          select ${events.id} from ${events}
+          where ${events.createdAt} < ${new Date(now.getTime() - EVENT_RETENTION_MS).toISOString()}::timestamptz
+          limit ${PRUNE_BATCH}
+        )`);
+    }
     const event: StoredEvent = { id: row!.id, type: row!.type, data: row!.data as Record<string, unknown>, createdAt: row!.createdAt };
     const deliveries = await enqueueDeliveries(tx, event);
     if (deliveries > 0) onCommit(tx, () => tx.dispatcher.eventStored(event));

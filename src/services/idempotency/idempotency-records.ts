@@ -58,7 +58,7 @@ export async function claimIdempotencyKey({
       })
       .returning({ claim: idempotencyRecords.claim });
     if (claimed?.claim === claim) {
-      await sweepExpiredRecords(ctx, stale);
+      if (ctx.housekeeping.due('idempotency-records', now.getTime())) await sweepExpiredRecords(ctx, stale);
       return { kind: 'claimed', claim };
     }
 
@@ -133,7 +133,7 @@ export async function releaseIdempotencyKey({
     .where(and(eq(idempotencyRecords.client, input.client), eq(idempotencyRecords.key, input.key), eq(idempotencyRecords.claim, input.claim)));
 }
 
-/** Each new claim clears a few records nobody can use any more. */
+/** Now and then a new claim clears a batch of records nobody can use any more. */
 async function sweepExpiredRecords(ctx: ServiceContext, stale: { inProgress: string; completed: string }): Promise<void> {
   await ctx.db.execute(sql`
     delete from ${idempotencyRecords}

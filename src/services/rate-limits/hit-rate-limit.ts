@@ -48,8 +48,8 @@ export async function hitRateLimit({
       .returning({ hits: rateLimitWindows.hits }),
   ).execute({ name: policy.name, client: input.client, windowStart, windowEnd });
   const hits = row!.hits;
-  // A client's first request in a window pays for clearing a few ended windows.
-  if (hits === 1) await sweepEndedWindows(ctx, new Date(now));
+  // Now and then, a client's first request in a window clears a batch of ended windows.
+  if (hits === 1 && ctx.housekeeping.due('rate-limit-windows', now)) await sweepEndedWindows(ctx, new Date(now));
   const outcome: RateLimitOutcome = {
     ...policy,
     remaining: Math.max(0, policy.limit - hits),
