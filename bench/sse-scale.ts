@@ -71,8 +71,9 @@ async function run(k: number): Promise<string> {
   await Promise.all(opened);
   const openMs = performance.now() - started;
 
-  // PostgreSQL publishes a backend's counters up to a second late: let the opening settle first.
-  await new Promise((resolve) => setTimeout(resolve, 2000));
+  // An idle PostgreSQL backend publishes its counters up to 10 s late (PGSTAT_IDLE_INTERVAL):
+  // let the queries of the opening reach the statistics before counting.
+  await new Promise((resolve) => setTimeout(resolve, 11_000));
   const sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
   const transactions = async () => Number((await sql`select xact_commit + xact_rollback as n from pg_stat_database where datname = 'lab_bench_sse'`)[0]!.n);
   const before = await transactions();

@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { events } from '../../db/schema/index.ts';
 import { ADVISORY_LOCKS } from '../retention.ts';
 import { nowInMilliseconds, onCommit, withTransaction, type ServiceContext } from '../service-context.ts';
-import { enqueueDeliveries } from '../webhooks/deliveries.ts';
+import { rowsOf } from '../../db/rows.ts';
+import { deliveriesOfEvent } from '../webhooks/deliveries.ts';
 import type { StoredEvent } from './event-dispatcher.ts';
 
 /** Events older than this are pruned (the log feeds live streams, not history). */
@@ -30,7 +31,15 @@ export async function recordEvent({
   return withTransaction(ctx, async (tx) => {
     const now = nowInMilliseconds(tx);
     await tx.db.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCKS.events})`);
-    const [row] = await tx.db.insert(events).values({ type: input.type, data: input.data, createdAt: now }).returning();
+    const payload = JSON.stringify({ type: input.type, timestamp: now.toISOString(), data: input.data });
+    const result = await tx.db.execute(sql`
+      with event as (
+        insert into ${events} (type, data, created_at)
+        values (${input.type}, ${JSON.stringify(input.data)}::json, ${now.toISOString()}::timestamptz)
+        returning id, created_at
+      ), deliveries as (${deliveriesOfEvent(input.type, payload)})
+      select event.id::text as id, (select count(*) from deliveries)::int as deliveries from event`);
+    const [row] = rowsOf<{ id: string; deliveries: number }>(result);
     if (tx.housekeeping.due('events', now.getTime())) {
       await tx.db.execute(sql`
         delete from ${events} where ${events.id} in (
@@ -39,9 +48,8 @@ export async function recordEvent({
           limit ${PRUNE_BATCH}
         )`);
     }
-    const event: StoredEvent = { id: row!.id, type: row!.type, data: row!.data as Record<string, unknown>, createdAt: row!.createdAt };
-    const deliveries = await enqueueDeliveries(tx, event);
-    if (deliveries > 0) onCommit(tx, () => tx.dispatcher.eventStored(event));
+    const event: StoredEvent = { id: Number(row!.id), type: input.type, data: input.data, createdAt: now };
+    if (row!.deliveries > 0) onCommit(tx, () => tx.dispatcher.eventStored(event));
     return event;
   });
 }

@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { and, arrayContains, desc, eq } from 'drizzle-orm';
+import { desc, eq, sql, type SQL } from 'drizzle-orm';
 import { webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.ts';
 import type { Caller } from '../auth/caller.ts';
-import type { StoredEvent } from '../events/event-dispatcher.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { getSubscription } from './subscriptions.ts';
 
@@ -19,30 +17,16 @@ export interface Delivery {
 
 /**
  * The outbox: one pending delivery per active subscription that wants this
- * event type, written in the event's own transaction, so an event is never
- * stored without its deliveries and the first attempt can start right after.
+ * event type, as an INSERT … SELECT to run in the statement that stores the
+ * event (it reads the new event from a CTE named `event`), so an event is
+ * never stored without its deliveries and it costs no extra round trip.
  */
-export async function enqueueDeliveries(ctx: ServiceContext, event: StoredEvent): Promise<number> {
-  const subscribers = await ctx.db
-    .select({ id: webhookSubscriptions.id })
-    .from(webhookSubscriptions)
-    .where(and(eq(webhookSubscriptions.status, 'active'), arrayContains(webhookSubscriptions.events, [event.type])));
-  if (subscribers.length === 0) return 0;
-  const payload = JSON.stringify({ type: event.type, timestamp: event.createdAt.toISOString(), data: event.data });
-  await ctx.db.insert(webhookDeliveries).values(
-    subscribers.map((subscriber) => ({
-      id: randomUUID(),
-      subscriptionId: subscriber.id,
-      eventId: event.id,
-      type: event.type,
-      payload,
-      status: 'pending' as const,
-      attempts: 0,
-      nextAttemptAt: event.createdAt,
-      createdAt: event.createdAt,
-    })),
-  );
-  return subscribers.length;
+export function deliveriesOfEvent(type: string, payload: string): SQL {
+  return sql`insert into ${webhookDeliveries} (id, subscription_id, event_id, type, payload, status, attempts, next_attempt_at, created_at)
+    select gen_random_uuid(), s.id, event.id, ${type}, ${payload}, 'pending', 0, event.created_at, event.created_at
+    from event, ${webhookSubscriptions} s
+    where s.status = 'active' and ${type} = any(s.events)
+    returning 1`;
 }
 
 /** The delivery log of one of the caller's subscriptions, newest first (the latest 100). */
