@@ -167,7 +167,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 
 const server = createServer((req, res) => {
   handle(req, res).catch((error: unknown) => {
-    process.stderr.write(`${String(error)}\n`);
+    // A client that hung up at the end of a load run is no failure.
+    if ((error as Error).message !== 'aborted') process.stderr.write(`${String(error)}\n`);
     if (!res.headersSent) send(res, 500, '{"error":"internal"}');
   });
 });
