@@ -38,6 +38,3 @@ export class AppError extends Error {
   }
 }
 
-export function isAppError(value: unknown): value is AppError {
-  return value instanceof AppError;
-}
