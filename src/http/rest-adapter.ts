@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { callTRPCProcedure, TRPCError, type AnyTRPCRouter } from '@trpc/server';
+import { TRPCError } from '@trpc/server';
 import { AppError } from '../errors/app-error.ts';
 import { toFieldErrors } from '../errors/field-errors.ts';
 import { isZodError } from '../errors/trpc-error-mapping.ts';
@@ -18,22 +18,20 @@ import { successResponseOf } from './success-response.ts';
  * bodies (docs/adr/0001-own-rest-adapter.md).
  */
 export async function serveRestRoute(options: {
-  router: AnyTRPCRouter;
   match: RouteMatch;
   req: IncomingMessage;
   res: ServerResponse;
   query: URLSearchParams;
   ctx: Context;
 }): Promise<void> {
-  const { router, match, req, res, query, ctx } = options;
+  const { match, req, res, query, ctx } = options;
   const { route } = match;
   for (const [name, value] of Object.entries(route.http.fixedHeaders ?? {})) res.setHeader(name, value);
 
   const input = route.takesInput ? await readInput(route, match.pathInput, req, query, ctx) : undefined;
   let data: unknown;
   try {
-    data = await callTRPCProcedure({
-      router,
+    data = await route.call({
       path: route.procedurePath,
       type: route.type,
       ctx,

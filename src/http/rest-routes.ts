@@ -3,8 +3,20 @@ import { forEachOpenApiProcedure, getInputOutputParsers, getPathParameters, norm
 import type { HttpMeta } from './http-meta.ts';
 import { numericFieldsOf, unwrapOptional } from './query-input.ts';
 
+/** A tRPC procedure as the adapter calls it (the same callable /api/trpc reaches). */
+export type ProcedureCall = (options: {
+  ctx: unknown;
+  path: string;
+  type: 'query' | 'mutation';
+  getRawInput: () => Promise<unknown>;
+  signal: undefined;
+  batchIndex: number;
+}) => Promise<unknown>;
+
 export interface RestRoute {
   method: string;
+  /** The procedure itself, looked up once here rather than on every request. */
+  call: ProcedureCall;
   pattern: RegExp;
   pathParameters: string[];
   procedurePath: string;
@@ -27,6 +39,7 @@ export function buildRestRoutes(router: AnyTRPCRouter): RestRoute[] {
     const inputType = unwrapOptional(inputParser as Parameters<typeof unwrapOptional>[0])?._zod?.def.type;
     const escaped = openapiPath.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
     routes.push({
+      call: procedure as unknown as ProcedureCall,
       method: meta.openapi.method,
       pattern: new RegExp(`^${escaped.replace(/\\?\{(.+?)\\?\}/g, '([^/]+)')}$`),
       pathParameters,
