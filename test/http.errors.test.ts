@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonBody, request } from './support/http.ts';
 import { expectProblem } from './support/problem.ts';
@@ -70,7 +71,8 @@ describe('an unexpected failure', () => {
   it('is a 500 internal problem that leaks no SQL, stack or message', async () => {
     const broken = await startTestServer();
     try {
-      await broken.app.database.close();
+      // A schema gone wrong under the service: a real failure, not one it can explain.
+      await broken.app.database.db.execute(sql`drop table tasks`);
       const response = await request(`${broken.url}/api/tasks?limit=3`);
       const problem = expectProblem(response, broken.baseUrl, 'internal', 500, '/api/tasks');
       const requestId = response.headers.get('x-request-id')!;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { AppError } from '../errors/app-error.ts';
+import { databaseUnavailable, isDatabaseUnavailable } from '../errors/database-unavailable.ts';
 import { toFieldErrors } from '../errors/field-errors.ts';
 import { isZodError } from '../errors/trpc-error-mapping.ts';
 import { listMatches, parseEntityTagList } from '../lib/entity-tag.ts';
@@ -110,6 +111,7 @@ async function readInput(
 /** The single mapping from whatever a procedure threw to the domain error. */
 export function toAppError(error: unknown): AppError | unknown {
   if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) return databaseUnavailable(error);
   if (error instanceof TRPCError) {
     if (error.cause instanceof AppError) return error.cause;
     if (error.code === 'BAD_REQUEST' && isZodError(error.cause)) {

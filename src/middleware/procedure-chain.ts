@@ -1,6 +1,7 @@
 import { experimental_standaloneMiddleware } from '@trpc/server';
 import { middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
 import { AppError } from '../errors/app-error.ts';
+import { databaseUnavailable, isDatabaseUnavailable } from '../errors/database-unavailable.ts';
 import { toTRPCError } from '../errors/trpc-error-mapping.ts';
 import type { Context, Meta } from '../trpc.ts';
 import { enforceAccess } from './access.ts';
@@ -22,9 +23,11 @@ export const procedureChain = experimental_standaloneMiddleware<{ ctx: Context; 
         : await next();
       if ('replayed' in result) return { ok: true as const, data: result.replayed, marker: middlewareMarker };
       if (!result.ok && result.error.cause instanceof AppError) throw toTRPCError(result.error.cause);
+      if (!result.ok && isDatabaseUnavailable(result.error.cause)) throw toTRPCError(databaseUnavailable(result.error.cause));
       return result;
     } catch (error) {
-      throw error instanceof AppError ? toTRPCError(error) : error;
+      if (error instanceof AppError) throw toTRPCError(error);
+      throw isDatabaseUnavailable(error) ? toTRPCError(databaseUnavailable(error)) : error;
     }
   },
 );
