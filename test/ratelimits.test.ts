@@ -84,12 +84,15 @@ describe('task writes (30 anonymous, 120 authenticated, per minute)', () => {
     expect(after.body.items).toEqual(before.body.items);
   });
 
-  it('counts a rejected write too, and sends the headers with its 422', async () => {
+  it('counts a rejected write too, and sends the headers with its 422 or 400', async () => {
     clock.set(START);
     const client = newClient();
     const invalid = await request(`${server.url}/api/tasks`, { method: 'POST', ...jsonBody({ title: '' }, client) });
     expect(invalid.status).toBe(422);
     expectLimitHeaders(invalid, 'task-writes', 30, 60, 29, 59);
+    const notJson = await request(`${server.url}/api/tasks`, { method: 'POST', body: '{', headers: { 'content-type': 'application/json', ...client } });
+    expect(notJson.status).toBe(400);
+    expectLimitHeaders(notJson, 'task-writes', 30, 60, 28, 59);
   });
 
   it('gives an authenticated caller 120, counted by key rather than by address', async () => {

@@ -70,8 +70,10 @@ describe('the Idempotency-Key header', () => {
   const valid = { game: 'demo', initials: 'KEY', value: 5 };
 
   it('missing → 400 idempotency-key-missing, before the body is judged', async () => {
-    const response = await request(`${server.url}/api/scores`, { method: 'POST', body: '{"bad": true}', headers: { 'content-type': 'application/json' } });
-    expectProblem(response, server.baseUrl, 'idempotency-key-missing', 400, '/api/scores');
+    for (const body of ['{"bad": true}', '{ not json', '[]']) {
+      const response = await request(`${server.url}/api/scores`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      expectProblem(response, server.baseUrl, 'idempotency-key-missing', 400, '/api/scores');
+    }
   });
 
   it.each([

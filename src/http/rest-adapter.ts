@@ -29,14 +29,17 @@ export async function serveRestRoute(options: {
   const { route } = match;
   for (const [name, value] of Object.entries(route.http.fixedHeaders ?? {})) res.setHeader(name, value);
 
-  const input = route.takesInput ? await readInput(route, match.pathInput, req, query, ctx) : undefined;
+  const input = route.takesInput ? await readInput(route, match.pathInput, req, query, ctx) : () => undefined;
   let data: unknown;
   try {
     data = await route.call({
       path: route.procedurePath,
       type: route.type,
       ctx,
-      getRawInput: async () => input,
+      // Judged only when the procedure reads its input: after the rate limit and the
+      // Idempotency-Key, as SPEC orders the checks (a bad body still counts and still
+      // needs its key).
+      getRawInput: async () => input(),
       signal: undefined,
       batchIndex: 0,
     });
@@ -77,19 +80,29 @@ function writeBody(res: ServerResponse, status: number, body: string | undefined
   res.end(body);
 }
 
+/**
+ * Reads the request's input now (the body must be read to be fingerprinted)
+ * and returns how to get it: parsing the body and checking its shape wait
+ * until the procedure asks.
+ */
 async function readInput(
   route: RestRoute,
   pathInput: Record<string, string>,
   req: IncomingMessage,
   query: URLSearchParams,
   ctx: Context,
-): Promise<unknown> {
+): Promise<() => unknown> {
   if (route.method === 'GET' || route.method === 'DELETE') {
-    return { ...queryInput(query, route.numericQueryParameters), ...pathInput };
+    const input = { ...queryInput(query, route.numericQueryParameters), ...pathInput };
+    return () => input;
   }
   const text = await readBodyText(req);
   // The raw text is what an idempotency fingerprint covers.
   ctx.request.body = text;
+  return () => bodyInput(route, pathInput, text);
+}
+
+function bodyInput(route: RestRoute, pathInput: Record<string, string>, text: string): unknown {
   const body = parseJsonBody(text);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new AppError('validation', {
