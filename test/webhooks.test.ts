@@ -13,6 +13,9 @@ import { createTestDatabase, postgresUrl, type TestDatabase } from './support/te
 import { startTestServer, type TestServer } from './support/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
 
+/** Deliveries settle within a few polls; the bound only guards against a hang on a loaded machine. */
+const SETTLED = { timeout: 10_000, interval: 50 };
+
 // Private targets allowed (the receiver is on loopback), retries after 50 ms, a fast poll.
 const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '50,50,50', WEBHOOK_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000' };
 
@@ -134,6 +137,7 @@ describe('the SSRF guard at delivery time (DNS rebinding)', () => {
       const [subscription] = (await request<{ items: { id: string }[] }>(`${guarded.url}/api/webhooks`, { headers })).body.items;
       await vi.waitFor(async () =>
         expect((await deliveries(guarded, subscription!.id, headers)).body.items[0]).toMatchObject({ status: 'failed', attempts: 2, lastResponseStatus: null }),
+        SETTLED,
       );
       expect(receiver.arrived).toBe(0);
     } finally {
@@ -158,7 +162,7 @@ describe('deliveries', () => {
     expect(verified).toEqual({ type: 'score.submitted', timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), data: score });
     expect(verified.timestamp >= score.createdAt).toBe(true);
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(delivery!.body, delivery!.headers as Record<string, string>)).toThrow();
-    await vi.waitFor(async () => expect((await deliveries(server, created.id)).body.items[0]).toMatchObject({ status: 'delivered', attempts: 1, lastResponseStatus: 204 }));
+    await vi.waitFor(async () => expect((await deliveries(server, created.id)).body.items[0]).toMatchObject({ status: 'delivered', attempts: 1, lastResponseStatus: 204 }), SETTLED);
   });
 
   it('a receiver that fails twice, then succeeds, gets three attempts with one webhook-id', async () => {
@@ -175,7 +179,7 @@ describe('deliveries', () => {
     await vi.waitFor(async () => {
       const [logged] = (await deliveries(server, created.id)).body.items;
       expect(logged).toMatchObject({ id: attempts[0]!.headers['webhook-id'], status: 'delivered', attempts: 3, lastResponseStatus: 200, nextAttemptAt: null, type: 'score.submitted' });
-    });
+    }, SETTLED);
   });
 
   it('gives up as failed after the last retry of the schedule', async () => {
@@ -184,7 +188,7 @@ describe('deliveries', () => {
     const created = await subscribe(server, owner, receiver.url);
     await submitScore(server.url, { game: 'demo', initials: 'FAL', value: 14 });
     await receiver.waitFor(4);
-    await vi.waitFor(async () => expect((await deliveries(server, created.id)).body.items[0]).toMatchObject({ status: 'failed', attempts: 4, lastResponseStatus: 500 }));
+    await vi.waitFor(async () => expect((await deliveries(server, created.id)).body.items[0]).toMatchObject({ status: 'failed', attempts: 4, lastResponseStatus: 500 }), SETTLED);
   });
 
   it('410 Gone disables the subscription', async () => {
@@ -196,7 +200,7 @@ describe('deliveries', () => {
     await vi.waitFor(async () => {
       expect((await request<{ status: string }>(`${server.url}/api/webhooks/${created.id}`, { headers: owner })).body.status).toBe('disabled');
       expect((await deliveries(server, created.id)).body.items[0]).toMatchObject({ status: 'disabled', attempts: 1, lastResponseStatus: 410 });
-    });
+    }, SETTLED);
     await submitScore(server.url, { game: 'demo', initials: 'GON', value: 16 });
     expect((await deliveries(server, created.id)).body.items).toHaveLength(1);
   });
@@ -216,7 +220,7 @@ describe('deliveries', () => {
     expect(receiver.received).toHaveLength(0);
     release();
     await receiver.waitFor(1);
-    await vi.waitFor(async () => expect((await deliveries(server, slow.id)).body.items[0]?.status).toBe('delivered'));
+    await vi.waitFor(async () => expect((await deliveries(server, slow.id)).body.items[0]?.status).toBe('delivered'), SETTLED);
   });
 });
 
@@ -248,7 +252,7 @@ describe('restarts and instances', () => {
     try {
       const attempts = await receiver.waitFor(2);
       expect(attempts[1]!.headers['webhook-id']).toBe(attempts[0]!.headers['webhook-id']);
-      await vi.waitFor(async () => expect((await deliveries(second, created.id, headers)).body.items[0]?.status).toBe('delivered'));
+      await vi.waitFor(async () => expect((await deliveries(second, created.id, headers)).body.items[0]?.status).toBe('delivered'), SETTLED);
     } finally {
       await second.stop();
     }
@@ -261,11 +265,15 @@ describe('restarts and instances', () => {
     const b = await startTestServer({ env: WEBHOOK_ENV, database: shared });
     try {
       const headers = bearer((await createKey(a.url, { name: 'two' })).key);
-      await subscribe(a, headers, receiver.url);
+      const subscription = await subscribe(a, headers, receiver.url);
       await Promise.all(Array.from({ length: 20 }, (_, i) => submitScore(i % 2 ? a.url : b.url, { game: 'demo', initials: 'TWO', value: 100 + i })));
       const received = await receiver.waitFor(20);
-      // Give any duplicate the time of several polls to show itself.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Once every delivery is recorded as delivered, nothing is due any more: a duplicate would have been sent by now.
+      await vi.waitFor(async () => {
+        const log = (await deliveries(a, subscription.id, headers)).body.items;
+        expect(log).toHaveLength(20);
+        expect(log.every((delivery) => delivery.status === 'delivered')).toBe(true);
+      }, SETTLED);
       const ids = receiver.received.map((attempt) => attempt.headers['webhook-id']);
       expect(received).toHaveLength(20);
       expect(new Set(ids).size).toBe(ids.length);
