@@ -7,6 +7,7 @@ import { ManualClock } from './support/manual-clock.ts';
 import { expectProblem } from './support/problem.ts';
 import { postgresUrl } from './support/test-database.ts';
 import { startTestServer, TEST_BASE_URL, TEST_JWT_SECRET, type TestServer } from './support/test-server.ts';
+import { rowsOf } from './support/db-rows.ts';
 
 const INVALID_KEY = 'Unknown, revoked or expired API key';
 const INVALID_TOKEN = 'Invalid or expired token';
@@ -171,8 +172,7 @@ describe('keys retained', () => {
     clock.advance(1);
     const newest = await createKey(server.url, { name: 'newest' });
     expect((await request(`${server.url}/api/me`, { headers: bearer(newest.key) })).status).toBe(200);
-    const result = await server.app.database.db.execute(sql`select count(*)::int as n from api_keys`);
-    const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { n: number }[];
-    expect(rows[0]!.n).toBe(500);
+    const [count] = await rowsOf<{ n: number }>(server, sql`select count(*)::int as n from api_keys`);
+    expect(count!.n).toBe(500);
   });
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from './support/db-rows.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey, exchangeForToken, type CreatedKey } from './support/keys-client.ts';
 import { createTask } from './support/tasks-client.ts';
@@ -14,10 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-async function rows(query: ReturnType<typeof sql>): Promise<Record<string, unknown>[]> {
-  const result = await server.app.database.db.execute(query);
-  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, unknown>[];
-}
+const rows = (query: ReturnType<typeof sql>) => rowsOf(server, query);
 
 describe('POST /api/keys', () => {
   it('returns 201 CreatedKey with the key, its prefix, expiry in 24 hours and Cache-Control: no-store', async () => {

@@ -6,6 +6,7 @@ import { ManualClock } from './support/manual-clock.ts';
 import { expectProblem } from './support/problem.ts';
 import { createTestDatabase, postgresUrl } from './support/test-database.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
+import { rowsOf } from './support/db-rows.ts';
 
 // One second into a minute (and into a 10-second window, and an hour): windows are aligned.
 const START = Date.UTC(2026, 10, 23, 12, 0, 1);
@@ -169,10 +170,11 @@ describe('windows in the database', () => {
     const stale = newClient();
     await request(`${server.url}/api/limits/demo`, { headers: stale });
     const ended = async () => {
-      const result = await server.app.database.db.execute(
+      const [row] = await rowsOf<{ n: number }>(
+        server,
         sql`select count(*)::int as n from rate_limit_windows where window_end <= ${clock.now().toISOString()}::timestamptz`,
       );
-      return ((Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { n: number }[])[0]!.n;
+      return row!.n;
     };
     clock.advance(2 * 3600 * 1000);
     expect(await ended()).toBeGreaterThan(0);

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from './support/db-rows.ts';
 import { createTask, patchTask } from './support/tasks-client.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
 
@@ -13,14 +14,14 @@ describe('stored timestamps', () => {
   it('are whole milliseconds and equal the JSON values (DECISIONS "Representations")', async () => {
     const { task } = await createTask(server.url, { title: 'precision' });
     const patched = await patchTask(server.url, task.id, { done: true });
-    const result = await server.app.database.db.execute(
+    const rows = await rowsOf(
+      server,
       sql`select extract(microseconds from created_at)::int % 1000 as created_micros,
                  extract(microseconds from updated_at)::int % 1000 as updated_micros,
                  (extract(epoch from created_at) * 1000)::bigint::text as created_ms,
                  (extract(epoch from updated_at) * 1000)::bigint::text as updated_ms
           from tasks where id = ${task.id}`,
     );
-    const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, unknown>[];
     expect(rows).toHaveLength(1);
     expect(Number(rows[0]!.created_micros)).toBe(0);
     expect(Number(rows[0]!.updated_micros)).toBe(0);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import { TRPCClientError } from '@trpc/client';
 import type { inferRouterOutputs } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { AppRouter } from '../src/router.ts';
@@ -7,6 +7,7 @@ import { request } from './support/http.ts';
 import { submitScore } from './support/scores-client.ts';
 import { createTask } from './support/tasks-client.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
+import { trpcClient, type TrpcClient } from './support/trpc-client.ts';
 
 /** SPEC's shapes, written out here: if the router's outputs drift, `npm run typecheck` fails. */
 interface SpecTask {
@@ -25,10 +26,10 @@ interface SpecLeaderboard {
 }
 
 let server: TestServer;
-let client: ReturnType<typeof createTRPCClient<AppRouter>>;
+let client: TrpcClient;
 beforeAll(async () => {
   server = await startTestServer();
-  client = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${server.url}/api/trpc` })] });
+  client = trpcClient(server.url);
 });
 afterAll(() => server.stop());
 

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import { TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppRouter } from '../src/router.ts';
 import { request } from './support/http.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
+import { trpcClient, type TrpcClient } from './support/trpc-client.ts';
 
 let server: TestServer;
-let client: ReturnType<typeof createTRPCClient<AppRouter>>;
+let client: TrpcClient;
 beforeAll(async () => {
   server = await startTestServer();
-  client = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${server.url}/api/trpc` })] });
+  client = trpcClient(server.url);
 });
 afterAll(() => server.stop());
 
