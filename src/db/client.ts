@@ -7,6 +7,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import type { Config } from '../config.ts';
+import { alwaysPrepared } from './always-prepared.ts';
 import type { Database } from './database.ts';
 import * as schema from './schema/index.ts';
 
@@ -51,7 +52,7 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
     // A query that hangs becomes an error instead of a request that never ends.
     connection: { statement_timeout: 10_000, application_name: 'lab-api' },
   });
-  const db = drizzlePostgres(client, { schema });
+  const db = drizzlePostgres(alwaysPrepared(client), { schema });
   return {
     db: db as unknown as Database,
     kind: 'postgres',
