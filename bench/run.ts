@@ -4,6 +4,7 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
+import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { cpuSeconds, peakRssMiB, resetPeakRss, root, startServer, type Server } from './processes.ts';
 
@@ -152,7 +153,7 @@ async function main(): Promise<void> {
   const serviceDatabase = options.embedded ? undefined : await freshDatabase(admin, 'lab_bench_service');
   const referenceDatabase = await freshDatabase(admin, 'lab_bench_reference');
   // The reference gets the service's own tables, through the service's migrations.
-  const migrated = await openDatabase({ kind: 'postgres', url: referenceDatabase });
+  const migrated = await openDatabase(loadConfig({ DATABASE_URL: referenceDatabase }).database);
   await migrated.migrate();
   await migrated.close();
 

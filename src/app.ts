@@ -16,6 +16,7 @@ import { WebhookWorker } from './services/webhooks/webhook-worker.ts';
 
 /** In-flight requests get this long to finish at shutdown (DECISIONS). */
 const SHUTDOWN_GRACE_MS = 10_000;
+const MAX_HEADER_BYTES = 16 * 1024;
 
 export interface RunningApp {
   server: Server;
@@ -47,7 +48,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   }
   const service = createServiceContext(database.db, {
     clock: options.clock ?? systemClock,
-    settings: { baseUrl: config.baseUrl, jwtSecret: config.jwtSecret, rateLimits: config.rateLimits, webhooks: config.webhooks },
+    settings: { baseUrl: config.baseUrl, jwtSecret: config.jwtSecret, rateLimits: config.rateLimits, webhooks: config.webhooks, idempotency: config.idempotency },
     dispatcher: noEventDispatcher,
   });
   // Webhook delivery hears of every committed event, and polls for retries.
@@ -66,15 +67,16 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     trustProxy: config.trustProxy,
     log,
   });
-  const server = createServer((req, res) => {
+  // Node's default, stated: a request whose header block is larger gets 431.
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     handler(req, res).catch((error: unknown) => {
       log.error({ err: error }, 'request handler crashed');
       res.destroy();
     });
   });
   // Slow or stalled clients must not hold sockets for ever.
-  server.headersTimeout = 15_000;
-  server.requestTimeout = 30_000;
+  server.headersTimeout = config.http.headersTimeoutMs;
+  server.requestTimeout = config.http.requestTimeoutMs;
   server.keepAliveTimeout = 10_000;
 
   await new Promise<void>((resolve, reject) => {

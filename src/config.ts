@@ -52,6 +52,13 @@ const environmentSchema = z.object({
     .optional(),
   WEBHOOK_POLL_MS: positiveInteger('milliseconds, default 1000').default(1000),
   WEBHOOK_TIMEOUT_MS: positiveInteger('milliseconds, default 10000').default(10000),
+  DATABASE_POOL_MAX: positiveInteger('connections, default 10').default(10),
+  DATABASE_QUEUE_TIMEOUT_MS: positiveInteger('milliseconds, default 2000').default(2000),
+  DATABASE_STATEMENT_TIMEOUT_MS: positiveInteger('milliseconds, default 10000').default(10000),
+  DATABASE_CONNECT_TIMEOUT_MS: positiveInteger('milliseconds, default 5000').default(5000),
+  IDEMPOTENCY_IN_PROGRESS_MS: positiveInteger('milliseconds, default 60000').default(60000),
+  HTTP_HEADERS_TIMEOUT_MS: positiveInteger('milliseconds, default 15000').default(15000),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInteger('milliseconds, default 30000').default(30000),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'must be one of fatal, error, warn, info, debug, trace, silent',
@@ -69,13 +76,27 @@ export interface Config {
   port: number;
   host: string;
   baseUrl: string;
-  database: { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
+  database: { kind: 'postgres'; url: string; pool: PoolSettings } | { kind: 'pglite'; dataDir: string };
   jwtSecret: string | undefined;
   rateLimits: { taskWritesAnonymous: number; keysPerHour: number; scoresPerMinute: number };
   sse: { streamMs: number; pollMs: number; keepAliveMs: number };
   trustProxy: boolean;
   webhooks: { allowPrivate: boolean; retryScheduleMs: number[]; pollMs: number; timeoutMs: number };
+  /** SPEC: a first attempt older than this (60 s) no longer holds its Idempotency-Key. */
+  idempotency: { inProgressMs: number };
+  /** Bounds for slow or stalled clients (node:http's server timeouts). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number };
   logLevel: string;
+}
+
+/** How the service uses a PostgreSQL server, so that an outage or overload becomes 503s, not a hang. */
+export interface PoolSettings {
+  /** Connections at most. */
+  max: number;
+  /** A query that waits this long for a free connection fails as unavailable. */
+  queueTimeoutMs: number;
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
 }
 
 /** Standard Webhooks' schedule: the waits after each failed attempt, before the next. */
@@ -100,7 +121,16 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     host: env.HOST,
     baseUrl: env.BASE_URL ?? `http://localhost:${env.PORT}`,
     database: env.DATABASE_URL
-      ? { kind: 'postgres', url: env.DATABASE_URL }
+      ? {
+          kind: 'postgres',
+          url: env.DATABASE_URL,
+          pool: {
+            max: env.DATABASE_POOL_MAX,
+            queueTimeoutMs: env.DATABASE_QUEUE_TIMEOUT_MS,
+            statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+            connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
+          },
+        }
       : { kind: 'pglite', dataDir: env.PGLITE_DATA_DIR },
     jwtSecret: env.JWT_SECRET ?? (env.DATABASE_URL ? undefined : DEVELOPMENT_JWT_SECRET),
     rateLimits: {
@@ -116,6 +146,8 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       pollMs: env.WEBHOOK_POLL_MS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
     },
+    idempotency: { inProgressMs: env.IDEMPOTENCY_IN_PROGRESS_MS },
+    http: { headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS },
     logLevel: env.LOG_LEVEL,
   };
 }

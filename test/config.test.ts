@@ -19,6 +19,8 @@ describe('loadConfig', () => {
         pollMs: 1000,
         timeoutMs: 10_000,
       },
+      idempotency: { inProgressMs: 60_000 },
+      http: { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000 },
     });
     expect(config.jwtSecret).toEqual(expect.any(String));
   });
@@ -34,7 +36,11 @@ describe('loadConfig', () => {
 
   it('uses PostgreSQL with DATABASE_URL and then has no development secret', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' });
-    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/test' });
+    expect(config.database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://postgres@127.0.0.1:5432/test',
+      pool: { max: 10, queueTimeoutMs: 2000, statementTimeoutMs: 10000, connectTimeoutMs: 5000 },
+    });
     expect(config.jwtSecret).toBeUndefined();
     expect(loadConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: 's'.repeat(32) }).jwtSecret).toBe('s'.repeat(32));
   });
@@ -52,6 +58,10 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'yes', /^Invalid configuration: TRUST_PROXY must be true or false/],
     ['WEBHOOK_ALLOW_PRIVATE', '1', /^Invalid configuration: WEBHOOK_ALLOW_PRIVATE must be true or false/],
     ['WEBHOOK_RETRY_SCHEDULE_MS', '5,x', /^Invalid configuration: WEBHOOK_RETRY_SCHEDULE_MS must be a comma-separated list/],
+    ['DATABASE_POOL_MAX', '0', /^Invalid configuration: DATABASE_POOL_MAX must be a positive integer/],
+    ['DATABASE_QUEUE_TIMEOUT_MS', 'x', /^Invalid configuration: DATABASE_QUEUE_TIMEOUT_MS must be a positive integer/],
+    ['IDEMPOTENCY_IN_PROGRESS_MS', '1e3', /^Invalid configuration: IDEMPOTENCY_IN_PROGRESS_MS must be a positive integer/],
+    ['HTTP_HEADERS_TIMEOUT_MS', '-1', /^Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must be a positive integer/],
     ['WEBHOOK_TIMEOUT_MS', '0', /^Invalid configuration: WEBHOOK_TIMEOUT_MS must be a positive integer/],
   ])('%s=%s is refused with a line naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

@@ -6,9 +6,10 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
-import type { Config } from '../config.ts';
-import { alwaysPrepared } from './always-prepared.ts';
+import type { Config, PoolSettings } from '../config.ts';
+import { ConnectionGate } from './connection-gate.ts';
 import type { Database } from './database.ts';
+import { preparedAndGated } from './prepared-and-gated.ts';
 import * as schema from './schema/index.ts';
 
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -25,7 +26,7 @@ export interface DatabaseHandle {
 }
 
 export async function openDatabase(database: Config['database']): Promise<DatabaseHandle> {
-  const handle = database.kind === 'postgres' ? await openPostgres(database.url) : await openPglite(database.dataDir);
+  const handle = database.kind === 'postgres' ? await openPostgres(database.url, database.pool) : await openPglite(database.dataDir);
   let closing: Promise<void> | undefined;
   return { ...handle, close: () => (closing ??= handle.close()) };
 }
@@ -43,16 +44,21 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   };
 }
 
-async function openPostgres(url: string): Promise<DatabaseHandle> {
+async function openPostgres(url: string, pool: PoolSettings): Promise<DatabaseHandle> {
   const client = postgres(url, {
-    max: 10,
+    max: pool.max,
     idle_timeout: 30,
-    connect_timeout: 10,
+    connect_timeout: pool.connectTimeoutMs / 1000,
     onnotice: () => {},
-    // A query that hangs becomes an error instead of a request that never ends.
-    connection: { statement_timeout: 10_000, application_name: 'lab-api' },
+    connection: {
+      application_name: 'lab-api',
+      // A query that hangs becomes an error instead of a request that never ends…
+      statement_timeout: pool.statementTimeoutMs,
+      // …and a transaction left open by a stalled client gives its locks back.
+      idle_in_transaction_session_timeout: Math.max(pool.statementTimeoutMs, 30_000),
+    },
   });
-  const db = drizzlePostgres(alwaysPrepared(client), { schema });
+  const db = drizzlePostgres(preparedAndGated(client, new ConnectionGate(pool.max, pool.queueTimeoutMs)), { schema });
   return {
     db: db as unknown as Database,
     kind: 'postgres',

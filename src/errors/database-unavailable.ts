@@ -1,7 +1,9 @@
+import { POOL_TIMEOUT } from '../db/connection-gate.ts';
 import { AppError } from './app-error.ts';
 
-/** postgres.js's own codes when it cannot reach or keep the server. */
+/** postgres.js's own codes when it cannot reach or keep the server, and ours when no connection comes free. */
 const CONNECTION_CODES = new Set([
+  POOL_TIMEOUT,
   'ECONNREFUSED',
   'ECONNRESET',
   'EPIPE',
@@ -15,22 +17,24 @@ const CONNECTION_CODES = new Set([
 /**
  * Whether a failure means the database is out of reach rather than our code
  * being wrong: a lost or refused connection, a server shutting down or not
- * accepting connections (SQLSTATE 08xxx, 57P01–57P03), or a statement that
- * ran into its timeout (57014). Drizzle wraps driver errors, so the causes
+ * accepting connections (SQLSTATE 08xxx, 57P01–57P03), a statement that ran
+ * into its timeout (57014) or a transaction left idle too long (25P03), or every connection busy for too long. Drizzle wraps driver errors, so the causes
  * are followed.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
     const code = (current as { code?: unknown }).code;
     if (typeof code !== 'string') continue;
-    if (CONNECTION_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03', '57014'].includes(code)) return true;
+    if (CONNECTION_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03', '57014', '25P03'].includes(code)) return true;
   }
   return false;
 }
 
+export const DATABASE_UNAVAILABLE_DETAIL = 'The database cannot be reached right now; retry in a moment.';
+
 export function databaseUnavailable(cause: unknown): AppError {
   return new AppError('unavailable', {
-    detail: 'The database cannot be reached right now; retry in a moment.',
+    detail: DATABASE_UNAVAILABLE_DETAIL,
     headers: { 'Retry-After': '1' },
     cause,
   });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createYoga, type Plugin } from 'graphql-yoga';
+import { createGraphQLError, createYoga, maskError, type Plugin } from 'graphql-yoga';
 import { AppError } from '../errors/app-error.ts';
+import { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from '../errors/database-unavailable.ts';
 import { depthLimit } from '../graphql/depth-limit.ts';
 import type { GraphQLContext } from '../graphql/builder.ts';
 import { schema } from '../graphql/schema.ts';
@@ -20,6 +21,16 @@ type GraphQLError = { message: string; extensions?: Record<string, unknown> };
 /** Adds the depth rule to GraphQL's own validation rules (SPEC step 7). */
 const depthLimitPlugin: Plugin = {
   onValidate: ({ addValidationRule }) => addValidationRule(depthLimit()),
+};
+
+const unavailable = (): GraphQLError => ({ message: DATABASE_UNAVAILABLE_DETAIL, extensions: { code: 'SERVICE_UNAVAILABLE' } });
+const RETRY_AFTER = { 'Retry-After': '1' };
+
+/** A resolver that could not reach the database says so (503), instead of a masked internal error. */
+const maskUnavailable = (error: unknown, message: string, isDev?: boolean): Error => {
+  const original = (error as { originalError?: unknown }).originalError ?? error;
+  if (!isDatabaseUnavailable(original)) return maskError(error, message, isDev);
+  return createGraphQLError(DATABASE_UNAVAILABLE_DETAIL, { extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } } });
 };
 
 /**
@@ -42,7 +53,7 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
     landingPage: false,
     graphiql: false,
     logging: false,
-    maskedErrors: true,
+    maskedErrors: { maskError: maskUnavailable },
     plugins: [depthLimitPlugin],
   });
 
@@ -62,6 +73,7 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
     } catch (error) {
       log.error({ reqId: context.requestId, err: error }, 'graphql request failed');
       if (res.headersSent) res.destroy();
+      else if (isDatabaseUnavailable(error)) send(res, 503, errors(unavailable()), RETRY_AFTER);
       else send(res, 500, errors({ message: 'Something went wrong on our side', extensions: { code: 'INTERNAL_SERVER_ERROR' } }));
     }
   };
@@ -115,7 +127,7 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
       }),
       { ctx: context },
     );
-    send(res, response.status, await response.text(), limitHeaders);
+    send(res, response.status, await response.text(), response.status === 503 ? { ...limitHeaders, ...RETRY_AFTER } : limitHeaders);
   }
 }
 

@@ -106,7 +106,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       if (reading && pathname.startsWith(DOCS_ASSETS) && serveDocsAsset(res, pathname.slice(DOCS_ASSETS.length))) return;
       const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
       if (method === 'GET' && pathname === SCORE_STREAM_PATH) {
-        scoreStreams.serve(req, res, query);
+        await scoreStreams.serve(req, res, query);
         return;
       }
       const match = matchRoute(routes, method, pathname);

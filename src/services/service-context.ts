@@ -5,7 +5,7 @@ import type { EventDispatcher } from './events/event-dispatcher.ts';
 import { Housekeeping } from './housekeeping.ts';
 
 /** The deployment settings services act on. */
-export type ServiceSettings = Pick<Config, 'baseUrl' | 'jwtSecret' | 'rateLimits' | 'webhooks'>;
+export type ServiceSettings = Pick<Config, 'baseUrl' | 'jwtSecret' | 'rateLimits' | 'webhooks' | 'idempotency'>;
 
 /** What every service verb receives as `ctx`. */
 export interface ServiceContext {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-const SERVICE_VARIABLES = /^(PORT|HOST|BASE_URL|DATABASE_URL|PGLITE_DATA_DIR|JWT_SECRET|RATE_LIMIT_.*|SSE_.*|TRUST_PROXY|LOG_LEVEL)$/;
+const SERVICE_VARIABLES = /^(PORT|HOST|BASE_URL|DATABASE_.*|PGLITE_DATA_DIR|JWT_SECRET|RATE_LIMIT_.*|SSE_.*|TRUST_PROXY|WEBHOOK_.*|IDEMPOTENCY_.*|HTTP_.*|LOG_LEVEL)$/;
 
 /** The test runner's environment without any service setting (Vite itself sets BASE_URL). */
 function inheritedEnvironment(): Record<string, string> {

@@ -27,7 +27,8 @@ export interface ScoreStreamsOptions {
 }
 
 export interface ScoreStreams {
-  serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void;
+  /** Rejects, before anything is sent, when the stream cannot start (bad query, database out of reach). */
+  serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void>;
   /** Ends every open stream (shutdown). */
   closeAll(): void;
   readonly openCount: number;
@@ -54,7 +55,7 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, log
     return board;
   }
 
-  function serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
+  async function serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
     const parsed = leaderboardQuerySchema.safeParse(queryInput(query, numericQuery));
     if (!parsed.success) {
       const errors = toFieldErrors(parsed.error.issues);
@@ -62,6 +63,22 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, log
     }
     const { game, limit } = parsed.data;
     const resumeAfter = parseLastEventId(req.headers['last-event-id']);
+
+    // Read the starting point before answering, so that a database out of
+    // reach is a 503 problem rather than a stream that ends at once. Batches
+    // the poller reports from here on may start after this point: onBatch
+    // closes such a gap with one query.
+    let lastSeen: number;
+    let first: string;
+    if (resumeAfter !== undefined) {
+      lastSeen = resumeAfter;
+      first = sseMessage({ retry: RETRY_MS });
+    } else {
+      lastSeen = await latestEventId({ ctx: service });
+      const board = await getLeaderboard({ ctx: service, input: { game, limit } });
+      first = sseMessage({ event: 'board', id: lastSeen, retry: RETRY_MS, data: JSON.stringify(board) });
+    }
+    if (res.destroyed) return;
 
     res.writeHead(200, {
       'Content-Type': 'text/event-stream',
@@ -72,7 +89,6 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, log
     res.flushHeaders();
 
     let closed = false;
-    let lastSeen = 0;
     const write = (text: string) => {
       if (closed) return;
       res.write(text);
@@ -93,8 +109,6 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, log
       res.end();
     };
 
-    // Subscribe first, then read the starting point: a batch that arrives
-    // meanwhile waits in the queue behind the start, and nothing falls between.
     let queue: Promise<void> = Promise.resolve();
     const enqueue = (work: () => Promise<void>) => {
       queue = queue.then(() => (closed ? undefined : work())).catch((error: unknown) => {
@@ -102,20 +116,15 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, log
         close();
       });
     };
-    const unsubscribe = poller.subscribe((batch) => enqueue(() => onBatch(batch)));
+    // A failed poll ends the stream cleanly: the client comes back after
+    // `retry` with Last-Event-ID and misses nothing.
+    const unsubscribe = poller.subscribe(
+      (batch) => enqueue(() => onBatch(batch)),
+      () => close(),
+    );
     open.add(close);
     res.on('close', close);
-
-    enqueue(async () => {
-      if (resumeAfter !== undefined) {
-        lastSeen = resumeAfter;
-        write(sseMessage({ retry: RETRY_MS }));
-        return;
-      }
-      lastSeen = await latestEventId({ ctx: service });
-      const board = await getLeaderboard({ ctx: service, input: { game, limit } });
-      write(sseMessage({ event: 'board', id: lastSeen, retry: RETRY_MS, data: JSON.stringify(board) }));
-    });
+    write(first);
 
     async function onBatch(batch: EventBatch): Promise<void> {
       if (batch.upTo <= lastSeen) return;

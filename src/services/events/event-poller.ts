@@ -13,6 +13,8 @@ export interface EventBatch {
 }
 
 export type EventListener = (batch: EventBatch) => void;
+/** Told when a poll failed (the database is out of reach): the listener should end rather than wait. */
+export type FailureListener = (error: unknown) => void;
 
 /**
  * ONE poller per process for every open stream: a single query per interval,
@@ -21,7 +23,7 @@ export type EventListener = (batch: EventBatch) => void;
  * that joined behind the poller can see what it missed and catch up.
  */
 export class EventPoller {
-  private readonly listeners = new Set<EventListener>();
+  private readonly listeners = new Map<EventListener, FailureListener>();
   private position: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
@@ -42,8 +44,8 @@ export class EventPoller {
     return this.timer !== undefined || this.polling;
   }
 
-  subscribe(listener: EventListener): () => void {
-    this.listeners.add(listener);
+  subscribe(listener: EventListener, onFailure: FailureListener = () => {}): () => void {
+    this.listeners.set(listener, onFailure);
     if (!this.running) this.schedule(0);
     return () => {
       this.listeners.delete(listener);
@@ -82,6 +84,7 @@ export class EventPoller {
       }
     } catch (error) {
       this.onError(error);
+      for (const onFailure of [...this.listeners.values()]) onFailure(error);
     } finally {
       this.polling = false;
       if (this.listeners.size > 0 && this.timer === undefined) this.schedule(this.intervalMs);
@@ -90,6 +93,6 @@ export class EventPoller {
   }
 
   private deliver(batch: EventBatch): void {
-    for (const listener of this.listeners) listener(batch);
+    for (const listener of this.listeners.keys()) listener(batch);
   }
 }

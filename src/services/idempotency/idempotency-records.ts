@@ -4,8 +4,11 @@ import { idempotencyRecords } from '../../db/schema/index.ts';
 import { AppError } from '../../errors/app-error.ts';
 import type { ServiceContext } from '../service-context.ts';
 
-/** SPEC: an unfinished first attempt frees its key after 60 seconds; a completed one is kept 24 hours. */
-export const IN_PROGRESS_TTL_MS = 60_000;
+/**
+ * SPEC: a completed record is kept 24 hours. An unfinished first attempt frees
+ * its key after 60 seconds: `settings.idempotency.inProgressMs`, configurable
+ * so that a test can watch a killed instance's key come free.
+ */
 export const COMPLETED_TTL_MS = 24 * 60 * 60 * 1000;
 const SWEEP_BATCH = 100;
 
@@ -35,7 +38,7 @@ export async function claimIdempotencyKey({
     const now = ctx.clock.now();
     const claim = randomUUID();
     const stale = {
-      inProgress: new Date(now.getTime() - IN_PROGRESS_TTL_MS).toISOString(),
+      inProgress: new Date(now.getTime() - ctx.settings.idempotency.inProgressMs).toISOString(),
       completed: new Date(now.getTime() - COMPLETED_TTL_MS).toISOString(),
     };
     const [claimed] = await ctx.db

@@ -1,0 +1,62 @@
+/** postgres.js's own style of error code, so the unavailable mapping knows it. */
+export const POOL_TIMEOUT = 'POOL_TIMEOUT';
+
+interface Waiter {
+  admit: () => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * A bounded queue in front of the connection pool. postgres.js queues a query
+ * for a free connection without limit, so when every connection is stuck (a
+ * locked table, a server that stopped answering) requests pile up for as long
+ * as the stall lasts. Here a query may wait at most `maxWaitMs` for one of the
+ * `slots`; after that it fails with POOL_TIMEOUT, which the service answers as
+ * 503 unavailable. Waiters are admitted first come, first served.
+ */
+export class ConnectionGate {
+  private active = 0;
+  private readonly waiting: Waiter[] = [];
+
+  constructor(
+    private readonly slots: number,
+    private readonly maxWaitMs: number,
+  ) {}
+
+  async run<T>(work: () => PromiseLike<T>): Promise<T> {
+    await this.acquire();
+    try {
+      return await work();
+    } finally {
+      this.release();
+    }
+  }
+
+  private acquire(): Promise<void> {
+    if (this.active < this.slots) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        admit: resolve,
+        timer: setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          reject(Object.assign(new Error(`No database connection came free within ${this.maxWaitMs} ms`), { code: POOL_TIMEOUT }));
+        }, this.maxWaitMs),
+      };
+      this.waiting.push(waiter);
+    });
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (!next) {
+      this.active--;
+      return;
+    }
+    // The slot passes straight to the next waiter.
+    clearTimeout(next.timer);
+    next.admit();
+  }
+}
