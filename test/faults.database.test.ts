@@ -1,8 +1,10 @@
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rowsOf } from './support/db-rows.ts';
 import { jsonBody, request } from './support/http.ts';
 import { expectProblem } from './support/problem.ts';
+import { openSse } from './support/sse-reader.ts';
 import { TcpProxy } from './support/tcp-proxy.ts';
 import { createTestDatabase, postgresUrl, type TestDatabase } from './support/test-database.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
@@ -10,6 +12,7 @@ import { startTestServer, type TestServer } from './support/test-server.ts';
 /** An answer must come within this long; a hang fails the test instead of stalling it. */
 const BOUND_MS = 5_000;
 const bounded = (url: string, init: RequestInit = {}) => request(url, { ...init, signal: AbortSignal.timeout(BOUND_MS) });
+const UNAVAILABLE_DETAIL = 'The database cannot be reached right now; retry in a moment.';
 
 describe.runIf(postgresUrl)('PostgreSQL becomes unreachable while the service runs', () => {
   let database: TestDatabase;
@@ -22,7 +25,7 @@ describe.runIf(postgresUrl)('PostgreSQL becomes unreachable while the service ru
     await proxy.start();
     const viaProxy = new URL(direct);
     viaProxy.port = String(proxy.port);
-    server = await startTestServer({ database: { env: { DATABASE_URL: viaProxy.toString() }, drop: async () => {} } });
+    server = await startTestServer({ database: { env: { DATABASE_URL: viaProxy.toString() }, drop: async () => {} }, env: { SSE_POLL_MS: '50' } });
   });
   afterAll(async () => {
     await server.stop();
@@ -30,31 +33,94 @@ describe.runIf(postgresUrl)('PostgreSQL becomes unreachable while the service ru
     await database.drop();
   });
 
-  it('answers 503 unavailable problems in bounded time, then serves again once it is back, losing no acknowledged write', async () => {
-    const before = await bounded(`${server.url}/api/tasks`, { method: 'POST', ...jsonBody({ title: 'before the outage' }) });
-    expect(before.status).toBe(201);
+  it('answers 503 unavailable problems in bounded time under load, ends open streams cleanly, and serves again without losing an acknowledged write', async () => {
+    const stream = await openSse(`${server.url}/api/scores/stream?game=demo`);
+    expect((await stream.next())?.event).toBe('board');
+
+    // Writers keep going through the outage; every 201 they see must survive it.
+    const acknowledged: string[] = [];
+    const statuses = new Set<number>();
+    let writing = true;
+    let written = 0;
+    const writer = async (id: number) => {
+      for (let attempt = 0; writing; attempt++) {
+        const title = `writer ${id} attempt ${attempt}`;
+        const response = await bounded(`${server.url}/api/tasks`, { method: 'POST', ...jsonBody({ title }) });
+        statuses.add(response.status);
+        if (response.status === 201) acknowledged.push(title);
+        else expectProblem(response, server.baseUrl, 'unavailable', 503, '/api/tasks');
+        written++;
+      }
+    };
+    const writers = Promise.all(Array.from({ length: 8 }, (_, id) => writer(id)));
+    await vi.waitFor(() => expect(written).toBeGreaterThan(20), { timeout: BOUND_MS, interval: 10 });
 
     await proxy.stop();
+    // The stream sees the failed poll and ends properly, so its client resumes with Last-Event-ID.
+    while (await stream.next());
+    expect(stream.endedCleanly).toBe(true);
+
     for (const [path, init] of [
       ['/api/tasks?limit=5', {}],
       ['/api/tasks', { method: 'POST', ...jsonBody({ title: 'during the outage' }) }],
       ['/api/scores?game=demo', {}],
+      ['/api/scores/stream?game=demo', {}],
     ] as const) {
       const response = await bounded(`${server.url}${path}`, init);
       const problem = expectProblem(response, server.baseUrl, 'unavailable', 503, path.split('?')[0]!);
-      expect(problem.detail).toBe('The database cannot be reached right now; retry in a moment.');
+      expect(problem.detail).toBe(UNAVAILABLE_DETAIL);
       expect(response.headers.get('retry-after')).toBe('1');
     }
     const rpc = await bounded(`${server.url}/api/trpc/tasks.newest`);
     expect(rpc.status).toBe(503);
     expect((rpc.body as { error: { data: { code: string } } }).error.data.code).toBe('SERVICE_UNAVAILABLE');
+    const graphql = await bounded(`${server.url}/api/graphql`, { method: 'POST', ...jsonBody({ query: '{ tasks(limit: 1) { id } }' }) });
+    expect(graphql.status).toBe(503);
+    expect(graphql.body).toEqual({ errors: [{ message: UNAVAILABLE_DETAIL, extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
 
     await proxy.start();
     await vi.waitFor(async () => expect((await bounded(`${server.url}/api/tasks?limit=5`)).status).toBe(200), { timeout: 15_000, interval: 100 });
-    const after = await bounded(`${server.url}/api/tasks`, { method: 'POST', ...jsonBody({ title: 'after the outage' }) });
-    expect(after.status).toBe(201);
+    const writtenAfter = written;
+    await vi.waitFor(() => expect(written).toBeGreaterThan(writtenAfter + 20), { timeout: BOUND_MS, interval: 10 });
+    writing = false;
+    await writers;
 
-    const titles = (await rowsOf<{ title: string }>(server, sql`select title from tasks order by created_at`)).map((row) => row.title);
-    expect(titles).toEqual(['before the outage', 'after the outage']);
+    expect([...statuses].sort()).toEqual([201, 503]);
+    const stored = new Set((await rowsOf<{ title: string }>(server, sql`select title from tasks`)).map((row) => row.title));
+    expect(acknowledged.filter((title) => !stored.has(title))).toEqual([]);
+  });
+});
+
+describe.runIf(postgresUrl)('every connection is busy (pool exhaustion)', () => {
+  let server: TestServer;
+  let locker: postgres.Sql;
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: { DATABASE_POOL_MAX: '2', DATABASE_QUEUE_TIMEOUT_MS: '300', DATABASE_STATEMENT_TIMEOUT_MS: '1500' },
+    });
+    locker = postgres(server.database.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+  });
+  afterAll(async () => {
+    await locker.end();
+    await server.stop();
+  });
+
+  it('answers 503 within the queue and statement timeouts instead of piling up, and recovers when the connections free up', async () => {
+    const reserved = await locker.reserve();
+    await reserved`begin`;
+    await reserved`lock table tasks in access exclusive mode`;
+    try {
+      // Two hold the connections until their statements time out; the rest give up after the queue
+      // timeout. A pile-up would outlast the bound and fail the request.
+      const responses = await Promise.all(Array.from({ length: 8 }, () => bounded(`${server.url}/api/tasks?limit=5`)));
+      for (const response of responses) {
+        const problem = expectProblem(response, server.baseUrl, 'unavailable', 503, '/api/tasks');
+        expect(problem.detail).toBe(UNAVAILABLE_DETAIL);
+      }
+    } finally {
+      await reserved`rollback`;
+      reserved.release();
+    }
+    expect((await bounded(`${server.url}/api/tasks?limit=5`)).status).toBe(200);
   });
 });

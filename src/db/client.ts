@@ -16,6 +16,7 @@ const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url))
 
 /** Any value; it only has to be the same for every instance of the service. */
 const MIGRATION_LOCK_ID = 7_340_112;
+const RECONNECT_PAUSE_SECONDS = 0.1;
 
 export interface DatabaseHandle {
   db: Database;
@@ -50,6 +51,10 @@ async function openPostgres(url: string, pool: PoolSettings): Promise<DatabaseHa
     idle_timeout: 30,
     connect_timeout: pool.connectTimeoutMs / 1000,
     onnotice: () => {},
+    // postgres.js waits up to 20 s (growing with each failure) before it
+    // reconnects, and queries wait with it: after an outage the service would
+    // stall long after the server is back. A short fixed pause instead.
+    backoff: () => RECONNECT_PAUSE_SECONDS,
     connection: {
       application_name: 'lab-api',
       // A query that hangs becomes an error instead of a request that never ends…

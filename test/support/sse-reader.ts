@@ -13,6 +13,8 @@ export interface SseReader {
   headers: Headers;
   /** The next frame, or undefined once the server ended the stream. */
   next(): Promise<SseFrame | undefined>;
+  /** Once next() has returned undefined: whether the server ended the stream properly (not a reset or abort). */
+  readonly endedCleanly: boolean | undefined;
   /** Skips frames until one matches; fails if the stream ends first. */
   nextMatching(predicate: (frame: SseFrame) => boolean): Promise<SseFrame>;
   close(): void;
@@ -26,6 +28,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
   const decoder = new TextDecoder();
   let buffered = '';
   let done = false;
+  let endedCleanly: boolean | undefined;
 
   async function next(): Promise<SseFrame | undefined> {
     for (;;) {
@@ -36,8 +39,11 @@ export async function openSse(url: string, headers: Record<string, string> = {})
         return parse(raw);
       }
       if (done) return undefined;
-      const chunk = await reader.read().catch(() => ({ done: true, value: undefined }));
-      if (chunk.done) done = true;
+      const chunk = await reader.read().catch(() => ({ done: true, value: undefined, failed: true }));
+      if (chunk.done) {
+        done = true;
+        endedCleanly = !('failed' in chunk);
+      }
       else buffered += decoder.decode(chunk.value, { stream: true });
     }
   }
@@ -46,6 +52,9 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     status: response.status,
     headers: response.headers,
     next,
+    get endedCleanly() {
+      return endedCleanly;
+    },
     async nextMatching(predicate) {
       for (;;) {
         const frame = await next();
