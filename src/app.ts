@@ -68,7 +68,17 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     log,
   });
   // Node's default, stated: a request whose header block is larger gets 431.
+  let draining = false;
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    // Shutting down: answer what has arrived, then close the connection. A
+    // busy keep-alive connection never goes idle, and would otherwise be cut
+    // mid-request when the grace period ends.
+    if (draining) res.setHeader('Connection', 'close');
+    // A request that was under way when shutdown began leaves its keep-alive
+    // connection idle once answered, after server.close() closed the idle ones.
+    res.once('finish', () => {
+      if (draining) setImmediate(() => server.closeIdleConnections());
+    });
     handler(req, res).catch((error: unknown) => {
       log.error({ err: error }, 'request handler crashed');
       res.destroy();
@@ -94,6 +104,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Streams would hold their connections open for SSE_STREAM_MS: end them now.
       scoreStreams.closeAll();
