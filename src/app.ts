@@ -67,24 +67,32 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     trustProxy: config.trustProxy,
     log,
   });
-  // Node's default, stated: a request whose header block is larger gets 431.
   let draining = false;
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
-    // Shutting down: answer what has arrived, then close the connection. A
-    // busy keep-alive connection never goes idle, and would otherwise be cut
-    // mid-request when the grace period ends.
-    if (draining) res.setHeader('Connection', 'close');
-    // A request that was under way when shutdown began leaves its keep-alive
-    // connection idle once answered, after server.close() closed the idle ones.
-    res.once('finish', () => {
-      if (draining) setImmediate(() => server.closeIdleConnections());
-    });
-    handler(req, res).catch((error: unknown) => {
-      log.error({ err: error }, 'request handler crashed');
-      res.destroy();
-    });
-  });
-  // Slow or stalled clients must not hold sockets for ever.
+  const server = createServer(
+    {
+      // Node's default, stated: a request whose header block is larger gets 431.
+      maxHeaderSize: MAX_HEADER_BYTES,
+      // How often node:http looks for requests past headersTimeout/requestTimeout (default 30 s).
+      connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs / 2),
+    },
+    (req, res) => {
+      // Shutting down: answer what has arrived, then close the connection. A
+      // busy keep-alive connection never goes idle, and would otherwise be cut
+      // mid-request when the grace period ends.
+      if (draining) res.setHeader('Connection', 'close');
+      // A request that was under way when shutdown began leaves its keep-alive
+      // connection idle once answered, after server.close() closed the idle ones.
+      res.once('finish', () => {
+        if (draining) setImmediate(() => server.closeIdleConnections());
+      });
+      handler(req, res).catch((error: unknown) => {
+        log.error({ err: error }, 'request handler crashed');
+        res.destroy();
+      });
+    },
+  );
+  // Slow or stalled clients must not hold sockets for ever: a client that
+  // dribbles its headers or body past these gets 408 and a closed connection.
   server.headersTimeout = config.http.headersTimeoutMs;
   server.requestTimeout = config.http.requestTimeoutMs;
   server.keepAliveTimeout = 10_000;
