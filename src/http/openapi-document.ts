@@ -21,7 +21,7 @@ const errorDescriptions: Record<string, string> = {
   '422': "The request isn't valid (`errors` lists each field), or its Idempotency-Key was used with a different request",
   '429': 'Rate limit exceeded; retry after Retry-After seconds',
   '500': 'Unexpected failure',
-  '503': 'Service unavailable (no signing secret configured)',
+  '503': 'Service unavailable: the database cannot be reached or every connection stayed busy (retry after Retry-After)',
 };
 
 const header = (description: string, schema: JsonObject = { type: 'string' }, required = true) => ({ required, schema, description });
@@ -114,8 +114,8 @@ function correctResponses(
     };
   }
 
-  // Any route can meet an invalid credential (401) or an unexpected failure (500).
-  const errorStatuses = new Set([...declaredErrors, '401', '500']);
+  // Any route can meet an invalid credential (401), an unexpected failure (500) or a database out of reach (503).
+  const errorStatuses = new Set([...declaredErrors, '401', '500', '503']);
   if (access.requires && access.requires !== 'credentials') errorStatuses.add('403');
   if (access.rateLimit) errorStatuses.add('429');
   for (const code of [...errorStatuses].sort()) {
@@ -125,9 +125,16 @@ function correctResponses(
     }
     if (code === '429') Object.assign(headers, { 'Retry-After': header('Whole seconds until the window ends', { type: 'integer', minimum: 1 }) });
     if (code === '409') Object.assign(headers, { 'Retry-After': header('Always 1: retry in a second', { type: 'integer', const: 1 }) });
-    if (access.rateLimit && code !== '401') Object.assign(headers, limitHeaders);
+    if (code === '503') {
+      // POST /api/token's other 503, no signing secret configured, is not worth a retry and carries no Retry-After.
+      Object.assign(headers, { 'Retry-After': header('1 when the database is out of reach: retry in a second', { type: 'integer', const: 1 }, !declaredErrors.includes('503')) });
+    }
+    if (access.rateLimit && code !== '401' && code !== '503') Object.assign(headers, limitHeaders);
+    const signingSecret = code === '503' && declaredErrors.includes('503');
     corrected[code] = {
-      description: errorDescriptions[code] ?? responses[code]?.description ?? 'Error',
+      description: signingSecret
+        ? 'Service unavailable: no signing secret is configured, or the database cannot be reached (then with Retry-After: 1)'
+        : (errorDescriptions[code] ?? responses[code]?.description ?? 'Error'),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
       content: PROBLEM_CONTENT,
     };

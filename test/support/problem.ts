@@ -11,7 +11,7 @@ export interface Problem {
 }
 
 /** DECISIONS "Problems", copied here on purpose: the tests check the service against the decision, not against itself. */
-const titles: Record<string, string> = {
+export const problemTitles: Record<string, string> = {
   validation: "Your request isn't valid",
   'bad-request': "The request body isn't valid JSON",
   'not-found': 'Not found',
@@ -34,7 +34,7 @@ export function expectProblem(response: JsonResponse, baseUrl: string, slug: str
   expect(response.headers.get('content-type')).toBe('application/problem+json');
   const problem = response.body as Problem;
   expect(problem.type).toBe(`${baseUrl}/problems/${slug}`);
-  expect(problem.title).toBe(titles[slug]);
+  expect(problem.title).toBe(problemTitles[slug]);
   expect(problem.status).toBe(status);
   expect(problem.instance).toBe(instance);
   return problem;

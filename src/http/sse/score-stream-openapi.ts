@@ -20,7 +20,7 @@ export const scoreStreamOpenApi: ZodOpenApiPathItemObject = {
       'A new client first gets `event: board` with the current Leaderboard, `id:` the latest event id (0 when none) and `retry: 3000`.',
       'A client sending a valid Last-Event-ID gets `retry: 3000` and then only what came after that id.',
       'After each poll that finds score.submitted events for the game, one `event: board` message carries the Leaderboard plus `latest`, the last such event.',
-      'A `: keep-alive` comment follows 10 quiet seconds; the stream ends after 25 seconds (reconnect with Last-Event-ID).',
+      'A `: keep-alive` comment follows 10 quiet seconds; the stream ends after 25 seconds, or at once when a poll fails (reconnect with Last-Event-ID).',
     ].join(' '),
     tags: ['scores'],
     security: [{}, { bearer: [] }],
@@ -40,6 +40,9 @@ export const scoreStreamOpenApi: ZodOpenApiPathItemObject = {
       }),
       '422': problem('Unknown game or bad limit'),
       '500': problem('Unexpected failure'),
+      '503': problem('The database cannot be reached right now, so the stream cannot start; a stream already open ends instead', {
+        'Retry-After': { required: true, schema: { type: 'string' }, description: 'Always 1' },
+      }),
     },
   },
 };

@@ -1,0 +1,37 @@
+import { request as httpRequest } from 'node:http';
+
+export interface RawRequest {
+  method: string;
+  /** Sent as is on the request line: may be anything a client could put there. */
+  target: string;
+  /** A header given more than one value is sent on as many lines. */
+  headers: [name: string, value: string | string[]][];
+  body?: Buffer;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/**
+ * One request through node:http with nothing smoothed over: duplicate
+ * headers, bytes that are not UTF-8, targets fetch would normalise. A fresh
+ * connection each time, so one bad request cannot spoil the next.
+ */
+export function sendRaw(base: string, request: RawRequest): Promise<RawResponse> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest({ host: hostname, port, method: request.method, path: request.target, agent: false, timeout: 10_000 }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: Buffer.concat(chunks) }));
+      incoming.on('error', reject);
+    });
+    outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer to ${request.method} ${request.target} within 10 s`)));
+    outgoing.on('error', reject);
+    for (const [name, value] of request.headers) outgoing.setHeader(name, value);
+    outgoing.end(request.body);
+  });
+}
