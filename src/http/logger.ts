@@ -1,8 +1,48 @@
+import type { DestinationStream } from 'pino';
 import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-/** Structured JSON lines on stdout; one per request plus start-up and failures. */
-export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'lab-api' }, timestamp: pino.stdTimeFunctions.isoTime });
+/** Where a failed query's values appear: Drizzle's message ("…\nparams: a,b") and fields. */
+const PARAMETERS_IN_MESSAGE = /\nparams: [^]*$/;
+const PARAMETER_FIELDS = ['params', 'parameters', 'args', 'detail'];
+/** PostgreSQL quotes the value it rejects ("invalid input syntax for type integer: \"…\""). */
+const QUOTED = /"[^"]*"/g;
+
+type SerializedError = Record<string, unknown> & { message?: string; stack?: string; cause?: unknown; severity?: unknown };
+
+/**
+ * A failed query's SQL text helps; its values do not belong in a log: they
+ * are user data, key hashes and webhook secrets. Errors are serialised with
+ * their causes, and every value of a query is left out.
+ */
+function withoutQueryValues(serialized: SerializedError): SerializedError {
+  const clean: SerializedError = { ...serialized };
+  for (const field of PARAMETER_FIELDS) delete clean[field];
+  if (typeof clean.message === 'string') clean.message = clean.message.replace(PARAMETERS_IN_MESSAGE, '');
+  if (typeof clean.stack === 'string') clean.stack = clean.stack.replace(/\nparams: [^]*?(?=\n\s+at |$)/, '');
+  if (typeof clean.severity === 'string') {
+    // A PostgreSQL error: its code, routine and position say what went wrong; its quotes may hold a value.
+    if (typeof clean.message === 'string') clean.message = clean.message.replace(QUOTED, '"…"');
+    if (typeof clean.stack === 'string') clean.stack = clean.stack.replace(QUOTED, '"…"');
+  }
+  if (clean.cause && typeof clean.cause === 'object') clean.cause = withoutQueryValues(clean.cause as SerializedError);
+  return clean;
+}
+
+/**
+ * Structured JSON lines on stdout; one per request plus start-up and failures.
+ * Request lines carry the method, the path without its query string, the
+ * status, the duration and the request id; never headers or bodies.
+ */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'lab-api' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      serializers: { err: (error: Error) => withoutQueryValues(pino.stdSerializers.errWithCause(error) as SerializedError) },
+    },
+    destination,
+  );
 }
