@@ -23,20 +23,17 @@ export class ConnectionGate {
     private readonly maxWaitMs: number,
   ) {}
 
-  async run<T>(work: () => PromiseLike<T>): Promise<T> {
-    await this.acquire();
-    try {
-      return await work();
-    } finally {
-      this.release();
-    }
-  }
-
-  private acquire(): Promise<void> {
+  run<T>(work: () => PromiseLike<T>): Promise<T> {
+    const release = () => this.release();
+    // A free slot (the usual case) is taken at once, without a turn of the event loop.
     if (this.active < this.slots) {
       this.active++;
-      return Promise.resolve();
+      return settled(work, release);
     }
+    return this.waitForSlot().then(() => settled(work, release));
+  }
+
+  private waitForSlot(): Promise<void> {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         admit: resolve,
@@ -59,4 +56,16 @@ export class ConnectionGate {
     clearTimeout(next.timer);
     next.admit();
   }
+}
+
+/** Runs `work` and calls `release` once it has settled, however it ends (a synchronous throw included). */
+function settled<T>(work: () => PromiseLike<T>, release: () => void): Promise<T> {
+  let pending: Promise<T>;
+  try {
+    pending = Promise.resolve(work());
+  } catch (error) {
+    release();
+    return Promise.reject(error as Error);
+  }
+  return pending.finally(release);
 }

@@ -3,6 +3,25 @@ import type { ConnectionGate } from './connection-gate.ts';
 
 type Unsafe = (query: string, parameters?: unknown[], options?: Record<string, unknown>) => PromiseLike<unknown> & { values(): PromiseLike<unknown> };
 
+/** A query as Drizzle uses it: awaited, or `.values()` first and then awaited. */
+class GatedQuery implements PromiseLike<unknown> {
+  private asValues = false;
+
+  constructor(
+    private readonly gate: ConnectionGate,
+    private readonly start: () => PromiseLike<unknown> & { values(): PromiseLike<unknown> },
+  ) {}
+
+  values(): this {
+    this.asValues = true;
+    return this;
+  }
+
+  then<A = unknown, B = never>(onFulfilled?: ((rows: unknown) => A | PromiseLike<A>) | null, onRejected?: ((error: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
+    return this.gate.run(() => (this.asValues ? this.start().values() : this.start())).then(onFulfilled, onRejected);
+  }
+}
+
 /**
  * The postgres.js client as Drizzle sees it, with two changes.
  *
@@ -20,39 +39,23 @@ type Unsafe = (query: string, parameters?: unknown[], options?: Record<string, u
  * Queries inside a transaction run on its connection and do not queue again.
  */
 export function preparedAndGated<T extends Sql>(client: T, gate: ConnectionGate | undefined): T {
+  const prepared = (query: string, parameters: unknown[] | undefined, options: Record<string, unknown> | undefined) =>
+    client.unsafe(query, parameters as never, { ...options, prepare: true });
+  const unsafe: Unsafe = gate
+    ? (query, parameters, options) => new GatedQuery(gate, () => prepared(query, parameters, options))
+    : prepared;
+  const transaction =
+    (method: 'begin' | 'savepoint') =>
+    (...args: unknown[]) => {
+      const work = args.pop() as (inner: Sql) => unknown;
+      const start = () =>
+        (client[method as 'begin'] as (...inner: unknown[]) => PromiseLike<unknown>).call(client, ...args, (inner: Sql) => work(preparedAndGated(inner, undefined)));
+      // A transaction holds its slot from BEGIN to COMMIT; a savepoint is already inside one.
+      return method === 'begin' && gate ? gate.run(start) : start();
+    };
+  // Made once per client: Drizzle looks `unsafe` up on every query.
+  const overrides: Record<PropertyKey, unknown> = { unsafe, begin: transaction('begin'), savepoint: transaction('savepoint') };
   return new Proxy(client, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      if (property === 'unsafe') {
-        const unsafe: Unsafe = (query, parameters, options) => {
-          const run = () => target.unsafe(query, parameters as never, { ...options, prepare: true });
-          if (!gate) return run() as unknown as ReturnType<Unsafe>;
-          // Drizzle either awaits the query or calls .values() on it first.
-          let asValues = false;
-          const deferred = {
-            values() {
-              asValues = true;
-              return deferred;
-            },
-            then<A, B>(onFulfilled?: (rows: unknown) => A | PromiseLike<A>, onRejected?: (error: unknown) => B | PromiseLike<B>) {
-              return gate.run<unknown>(() => (asValues ? run().values() : run())).then(onFulfilled, onRejected);
-            },
-          };
-          return deferred;
-        };
-        return unsafe;
-      }
-      if (property === 'begin' || property === 'savepoint') {
-        return (...args: unknown[]) => {
-          const work = args.pop() as (inner: Sql) => unknown;
-          const start = () =>
-            (value as (...inner: unknown[]) => PromiseLike<unknown>).call(target, ...args, (inner: Sql) => work(preparedAndGated(inner, undefined)));
-          // A transaction holds its slot from BEGIN to COMMIT; a savepoint is already inside one.
-          return property === 'begin' && gate ? gate.run(start) : start();
-        };
-      }
-      return value;
-    },
+    get: (target, property, receiver) => (property in overrides ? overrides[property] : Reflect.get(target, property, receiver)),
   });
 }
