@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { idempotencyRecords } from '../../db/schema/index.ts';
+import { rowsOf } from '../../db/rows.ts';
 import { AppError } from '../../errors/app-error.ts';
 import type { ServiceContext } from '../service-context.ts';
 
@@ -20,11 +21,22 @@ export interface StoredResponse {
 
 export type ClaimOutcome = { kind: 'claimed'; claim: string } | { kind: 'replay'; response: StoredResponse };
 
+/** The claim statement's one row: our claim if it was taken, else the record that refused it. */
+interface ClaimRow {
+  claimed: string | null;
+  fingerprint: string | null;
+  state: 'in_progress' | 'completed' | null;
+  response_status: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+}
+
 /**
  * Claims an Idempotency-Key for this attempt in ONE statement, committed on
  * its own so concurrent attempts see it: a new key, an unfinished attempt
  * older than 60 seconds or a completed record older than 24 hours is taken
- * over; anything else answers 409, 422 or a replay.
+ * over; anything else answers 409, 422 or a replay — read by the same
+ * statement, so a replay costs one round trip.
  */
 export async function claimIdempotencyKey({
   ctx,
@@ -33,7 +45,8 @@ export async function claimIdempotencyKey({
   ctx: ServiceContext;
   input: { client: string; key: string; fingerprint: string };
 }): Promise<ClaimOutcome> {
-  // A record released between our failed claim and our read: claim again.
+  // Refused by a record our statement could not see (written by an attempt that committed after the
+  // statement's snapshot was taken, or released meanwhile): claim again.
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = ctx.clock.now();
     const claim = randomUUID();
@@ -41,34 +54,33 @@ export async function claimIdempotencyKey({
       inProgress: new Date(now.getTime() - ctx.settings.idempotency.inProgressMs).toISOString(),
       completed: new Date(now.getTime() - COMPLETED_TTL_MS).toISOString(),
     };
-    const [claimed] = await ctx.db
-      .insert(idempotencyRecords)
-      .values({ ...input, claim, state: 'in_progress', startedAt: now })
-      .onConflictDoUpdate({
-        target: [idempotencyRecords.client, idempotencyRecords.key],
-        set: {
-          claim,
-          fingerprint: input.fingerprint,
-          state: 'in_progress',
-          startedAt: now,
-          completedAt: null,
-          responseStatus: null,
-          responseHeaders: null,
-          responseBody: null,
-        },
-        setWhere: sql`(${idempotencyRecords.state} = 'in_progress' and ${idempotencyRecords.startedAt} <= ${stale.inProgress}::timestamptz)
-          or (${idempotencyRecords.state} = 'completed' and ${idempotencyRecords.completedAt} <= ${stale.completed}::timestamptz)`,
-      })
-      .returning({ claim: idempotencyRecords.claim });
-    if (claimed?.claim === claim) {
+    // One round trip: the claim, and — when it is refused — the record that refused it. Both parts
+    // of the statement read the same snapshot, so `existing` is the record as it stood before.
+    const t = idempotencyRecords;
+    const result = await ctx.db.execute(sql`
+      with claimed as (
+        insert into ${t} (client, key, claim, fingerprint, state, started_at)
+        values (${input.client}, ${input.key}, ${claim}, ${input.fingerprint}, 'in_progress', ${now.toISOString()}::timestamptz)
+        on conflict (client, key) do update set
+          claim = excluded.claim, fingerprint = excluded.fingerprint, state = 'in_progress', started_at = excluded.started_at,
+          completed_at = null, response_status = null, response_headers = null, response_body = null
+        where (${t}.state = 'in_progress' and ${t}.started_at <= ${stale.inProgress}::timestamptz)
+           or (${t}.state = 'completed' and ${t}.completed_at <= ${stale.completed}::timestamptz)
+        returning claim
+      )
+      select claimed.claim::text as claimed, existing.fingerprint, existing.state,
+             existing.response_status, existing.response_headers, existing.response_body
+      from (select 1) as one
+      left join claimed on true
+      left join ${t} as existing
+        on existing.client = ${input.client} and existing.key = ${input.key} and claimed.claim is null`);
+    const [row] = rowsOf<ClaimRow>(result);
+    if (row?.claimed === claim) {
       if (ctx.housekeeping.due('idempotency-records', now.getTime())) await sweepExpiredRecords(ctx, stale);
       return { kind: 'claimed', claim };
     }
 
-    const [existing] = await ctx.db
-      .select()
-      .from(idempotencyRecords)
-      .where(and(eq(idempotencyRecords.client, input.client), eq(idempotencyRecords.key, input.key)));
+    const existing = row?.state ? row : undefined;
     if (!existing) continue;
     if (existing.fingerprint !== input.fingerprint) {
       throw new AppError('idempotency-key-reused', {
@@ -83,7 +95,7 @@ export async function claimIdempotencyKey({
     }
     return {
       kind: 'replay',
-      response: { status: existing.responseStatus!, headers: existing.responseHeaders ?? {}, body: existing.responseBody ?? '' },
+      response: { status: existing.response_status!, headers: existing.response_headers ?? {}, body: existing.response_body ?? '' },
     };
   }
   throw new AppError('request-in-progress', {
