@@ -4,6 +4,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { problemTypes } from './errors/problem-types.ts';
 import { fieldErrorsOf } from './errors/trpc-error-mapping.ts';
 import type { HttpMeta } from './http/http-meta.ts';
+import type { SuccessResponse } from './http/success-response.ts';
 import type { AccessMeta } from './middleware/access.ts';
 import { procedureChain } from './middleware/procedure-chain.ts';
 import { credentialsRequired } from './services/auth/bearer-challenge.ts';
@@ -33,9 +34,10 @@ export interface Context {
   clientAddress: string;
   /**
    * What the procedure adds to its answer: headers (Location, Link, RateLimit,
-   * …) and, for an idempotent repeat, the stored response to send instead.
+   * …); for an idempotent repeat, the stored response to send instead; for an
+   * idempotent first attempt, the response as stored, so it is serialised once.
    */
-  response: { headers: Record<string, string>; replay?: StoredResponse };
+  response: { headers: Record<string, string>; replay?: StoredResponse; stored?: SuccessResponse };
   /** The rate-limit count of this request, when its procedure is limited. */
   rateLimit?: RateLimitOutcome;
 }

@@ -56,7 +56,8 @@ export async function serveRestRoute(options: {
     return;
   }
   for (const [name, value] of Object.entries(route.http.successHeaders ?? {})) res.setHeader(name, value);
-  const response = successResponseOf(route.http, data, ctx.response.headers);
+  // An idempotent procedure's answer was built once already, to be stored: send those bytes.
+  const response = ctx.response.stored ?? successResponseOf(route.http, data, ctx.response.headers);
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   if (route.http.entityTag && route.method === 'GET') {
     res.setHeader('Cache-Control', 'no-cache');

@@ -50,6 +50,7 @@ export async function runIdempotent<R extends ChainResult>(
       const result = await rest(tx);
       if (!result.ok) throw new RolledBack(result);
       const response = successResponseOf(meta.http ?? {}, result.data, ctx.response.headers);
+      ctx.response.stored = response;
       await completeIdempotencyKey({
         ctx: tx,
         input: { ...claim, response: { status: response.status, headers: response.headers, body: response.body ?? '' } },
