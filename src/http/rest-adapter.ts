@@ -6,6 +6,7 @@ import { toFieldErrors } from '../errors/field-errors.ts';
 import { isZodError } from '../errors/trpc-error-mapping.ts';
 import { listMatches, parseEntityTagList } from '../lib/entity-tag.ts';
 import type { Context } from '../trpc.ts';
+import { callProcedure } from './call-procedure.ts';
 import { queryInput } from './query-input.ts';
 import { parseJsonBody, readBodyText } from './read-json-body.ts';
 import type { RestRoute, RouteMatch } from './rest-routes.ts';
@@ -32,7 +33,7 @@ export async function serveRestRoute(options: {
   const input = route.takesInput ? await readInput(route, match.pathInput, req, query, ctx) : () => undefined;
   let data: unknown;
   try {
-    data = await route.call({
+    data = await callProcedure(route.procedure, {
       path: route.procedurePath,
       type: route.type,
       ctx,
@@ -40,8 +41,6 @@ export async function serveRestRoute(options: {
       // Idempotency-Key, as SPEC orders the checks (a bad body still counts and still
       // needs its key).
       getRawInput: async () => input(),
-      signal: undefined,
-      batchIndex: 0,
     });
   } catch (error) {
     throw toAppError(error);

@@ -3,20 +3,10 @@ import { forEachOpenApiProcedure, getInputOutputParsers, getPathParameters, norm
 import type { HttpMeta } from './http-meta.ts';
 import { numericFieldsOf, unwrapOptional } from './query-input.ts';
 
-/** A tRPC procedure as the adapter calls it (the same callable /api/trpc reaches). */
-export type ProcedureCall = (options: {
-  ctx: unknown;
-  path: string;
-  type: 'query' | 'mutation';
-  getRawInput: () => Promise<unknown>;
-  signal: undefined;
-  batchIndex: number;
-}) => Promise<unknown>;
-
 export interface RestRoute {
   method: string;
-  /** The procedure itself, looked up once here rather than on every request. */
-  call: ProcedureCall;
+  /** The procedure itself (the one /api/trpc reaches), looked up once here rather than on every request. */
+  procedure: unknown;
   pattern: RegExp;
   pathParameters: string[];
   procedurePath: string;
@@ -39,7 +29,7 @@ export function buildRestRoutes(router: AnyTRPCRouter): RestRoute[] {
     const inputType = unwrapOptional(inputParser as Parameters<typeof unwrapOptional>[0])?._zod?.def.type;
     const escaped = openapiPath.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
     routes.push({
-      call: procedure as unknown as ProcedureCall,
+      procedure,
       method: meta.openapi.method,
       pattern: new RegExp(`^${escaped.replace(/\\?\{(.+?)\\?\}/g, '([^/]+)')}$`),
       pathParameters,
