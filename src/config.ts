@@ -53,7 +53,7 @@ const environmentSchema = z.object({
   WEBHOOK_POLL_MS: positiveInteger('milliseconds, default 1000').default(1000),
   WEBHOOK_TIMEOUT_MS: positiveInteger('milliseconds, default 10000').default(10000),
   DATABASE_POOL_MAX: positiveInteger('connections, default 10').default(10),
-  DATABASE_QUEUE_TIMEOUT_MS: positiveInteger('milliseconds, default 2000').default(2000),
+  DATABASE_QUEUE_TIMEOUT_MS: positiveInteger('milliseconds, default 5000').default(5000),
   DATABASE_STATEMENT_TIMEOUT_MS: positiveInteger('milliseconds, default 10000').default(10000),
   DATABASE_CONNECT_TIMEOUT_MS: positiveInteger('milliseconds, default 5000').default(5000),
   IDEMPOTENCY_IN_PROGRESS_MS: positiveInteger('milliseconds, default 60000').default(60000),

@@ -39,7 +39,7 @@ describe('loadConfig', () => {
     expect(config.database).toEqual({
       kind: 'postgres',
       url: 'postgres://postgres@127.0.0.1:5432/test',
-      pool: { max: 10, queueTimeoutMs: 2000, statementTimeoutMs: 10000, connectTimeoutMs: 5000 },
+      pool: { max: 10, queueTimeoutMs: 5000, statementTimeoutMs: 10000, connectTimeoutMs: 5000 },
     });
     expect(config.jwtSecret).toBeUndefined();
     expect(loadConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: 's'.repeat(32) }).jwtSecret).toBe('s'.repeat(32));
