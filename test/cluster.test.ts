@@ -4,6 +4,7 @@ import { startCluster, type Cluster } from './support/cluster.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey, exchangeForToken } from './support/keys-client.ts';
 import { expectProblem } from './support/problem.ts';
+import { postScore } from './support/scores-client.ts';
 import { openSse } from './support/sse-reader.ts';
 import { postgresUrl } from './support/test-database.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
@@ -58,10 +59,7 @@ describe.runIf(postgresUrl)('three instances on one PostgreSQL database', () => 
     const initials = 'IDM';
     const responses = await Promise.all(
       Array.from({ length: 50 }, () =>
-        request<{ id: string }>(`${cluster.next()}/api/scores`, {
-          method: 'POST',
-          ...jsonBody({ game: 'demo', initials, value: 31337 }, { 'Idempotency-Key': key, 'X-Forwarded-For': '203.0.113.50' }),
-        }),
+        postScore(cluster.next(), { game: 'demo', initials, value: 31337 }, { 'Idempotency-Key': key, 'X-Forwarded-For': '203.0.113.50' }),
       ),
     );
     const statuses = responses.map((response) => response.status);
@@ -121,10 +119,7 @@ describe.runIf(postgresUrl)('three instances on one PostgreSQL database', () => 
     try {
       expect(stream.status).toBe(200);
       expect((await stream.next())?.event).toBe('board');
-      const submitted = await request<{ id: string }>(`${a}/api/scores`, {
-        method: 'POST',
-        ...jsonBody({ game: 'demo', initials: 'XIN', value: 777 }, { 'Idempotency-Key': randomUUID(), ...nextClient() }),
-      });
+      const submitted = await postScore(a, { game: 'demo', initials: 'XIN', value: 777 }, nextClient());
       expect(submitted.status).toBe(201);
       const update = await stream.nextMatching((frame) => frame.event === 'board' && frame.data !== undefined && frame.data.includes(submitted.body.id));
       expect((JSON.parse(update.data!) as { latest: { id: string } }).latest.id).toBe(submitted.body.id);
@@ -141,12 +136,7 @@ describe.runIf(postgresUrl)('three instances on one PostgreSQL database', () => 
     expect(statusesOf(tasks)).toEqual([201]);
     const keys = await burst(530, () => request(`${cluster.next()}/api/keys`, { method: 'POST', ...jsonBody({ name: 'burst' }, nextClient()) }));
     expect(statusesOf(keys)).toEqual([201]);
-    const scores = await burst(130, (index) =>
-      request(`${cluster.next()}/api/scores`, {
-        method: 'POST',
-        ...jsonBody({ game: 'stacker', initials: 'BRS', value: index }, { 'Idempotency-Key': randomUUID(), ...nextClient() }),
-      }),
-    );
+    const scores = await burst(130, (index) => postScore(cluster.next(), { game: 'stacker', initials: 'BRS', value: index }, nextClient()));
     expect(statusesOf(scores)).toEqual([201]);
 
     const [counts] = await cluster.sql`select
@@ -170,10 +160,7 @@ describe.runIf(postgresUrl)('three instances on one PostgreSQL database', () => 
       expect(subscribed.status).toBe(201);
       const submissions = await Promise.all(
         Array.from({ length: 24 }, (_, index) =>
-          request(`${cluster.next()}/api/scores`, {
-            method: 'POST',
-            ...jsonBody({ game: 'demo', initials: 'WHK', value: index }, { 'Idempotency-Key': randomUUID(), ...nextClient() }),
-          }),
+          postScore(cluster.next(), { game: 'demo', initials: 'WHK', value: index }, nextClient()),
         ),
       );
       expect(submissions.map((response) => response.status)).toEqual(Array(24).fill(201));

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startCluster, type Cluster } from './support/cluster.ts';
-import { jsonBody, request } from './support/http.ts';
 import { expectProblem } from './support/problem.ts';
+import { postScore } from './support/scores-client.ts';
 import { postgresUrl } from './support/test-database.ts';
 
 /** Long enough for a loaded machine, short enough that a hang fails the test rather than stalling it. */
 const SETTLED = { timeout: 15_000, interval: 100 };
 
-const submit = (url: string, key: string, body: Record<string, unknown>, init: RequestInit = {}) =>
-  request<{ id: string }>(`${url}/api/scores`, { method: 'POST', ...jsonBody(body, { 'Idempotency-Key': key }), ...init });
+const submit = (url: string, key: string, body: Record<string, unknown>) => postScore(url, body, { 'Idempotency-Key': key });
 
 describe.runIf(postgresUrl)('an instance dies or stops in the middle of work', () => {
   let cluster: Cluster | undefined;
@@ -80,7 +79,7 @@ describe.runIf(postgresUrl)('an instance dies or stops in the middle of work', (
     const writer = async (id: number) => {
       for (let attempt = 0; ; attempt++) {
         try {
-          const response = await submit(instance.url, randomUUID(), { game: 'runner', initials: 'TRM', value: id * 10_000 + attempt });
+          const response = await postScore(instance.url, { game: 'runner', initials: 'TRM', value: id * 10_000 + attempt });
           statuses.add(response.status);
           if (response.status === 201) acknowledged.add(response.body.id);
           answered++;
