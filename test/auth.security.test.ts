@@ -74,6 +74,13 @@ describe('RFC 8725 attacks: each a 401 with the token detail', () => {
     ['an unknown scope', () => sign(claims({ scope: 'stats:read admin' }))],
     ['an API key without its prefix', async () => key.key.slice(4)],
     ['garbage', async () => 'not.a.jwt'],
+    // Correctly signed, but with dates JavaScript cannot represent (a 500 once).
+    ['exp = 2^53 - 1', () => sign(claims({ exp: Number.MAX_SAFE_INTEGER }))],
+    ['exp = 1e300', () => sign(claims({ exp: 1e300 }))],
+    ['exp past year 275760', () => sign(claims({ exp: 8.64e12 + 1 }))],
+    ['iat = 2^53 - 1', () => sign(claims({ iat: Number.MAX_SAFE_INTEGER }))],
+    ['iat negative beyond the epoch range', () => sign(claims({ iat: -(8.64e12 + 1) }))],
+    ['exp as a string', () => sign(claims({ exp: String(nowSeconds() + 900) }))],
   ])('%s', async (_, forge) => {
     await expectInvalidCredential(await forge(), INVALID_TOKEN);
   });

@@ -1,10 +1,13 @@
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../src/http/logger.ts';
+import { graphql } from './support/graphql-client.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey, exchangeForToken } from './support/keys-client.ts';
+import { captureLog, ERROR_LEVEL, type CapturedLog } from './support/log-capture.ts';
 import { startServiceProcess } from './support/service-process.ts';
+import { createTask } from './support/tasks-client.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
 import { startTestServer, TEST_JWT_SECRET, type TestServer } from './support/test-server.ts';
 
@@ -63,5 +66,45 @@ describe('errors in the log', () => {
     const entry = JSON.parse(written) as { err: { message: string } };
     expect(entry.err.message).toContain('select $1::integer as n');
     expect(written).not.toContain('SECRET-VALUE');
+  });
+});
+
+describe('every 500 is logged once, with its request id, on every transport', () => {
+  let server: TestServer;
+  let captured: CapturedLog;
+  beforeAll(async () => {
+    captured = captureLog();
+    server = await startTestServer({ log: captured.log });
+    await createTask(server.url, { title: 'before the table went away' });
+    // A failure no input can cause: the table the reads need is gone.
+    await server.app.database.db.execute(sql`alter table tasks rename to tasks_gone`);
+  });
+  afterAll(async () => {
+    await server.app.database.db.execute(sql`alter table tasks_gone rename to tasks`);
+    await server.stop();
+  });
+
+  const failuresOf = (requestId: string) => captured.entries().filter((entry) => entry.level >= ERROR_LEVEL && entry.reqId === requestId);
+
+  it.each([
+    ['REST', () => request(`${server.url}/api/tasks`, { headers: { 'X-Request-Id': 'rest-500' } }), 'rest-500'],
+    ['tRPC', () => request(`${server.url}/api/trpc/tasks.newest`, { headers: { 'X-Request-Id': 'trpc-500' } }), 'trpc-500'],
+    ['tRPC batch', () => request(`${server.url}/api/trpc/tasks.newest,tasks.newest?batch=1&input=%7B%7D`, { headers: { 'X-Request-Id': 'batch-500' } }), 'batch-500'],
+    ['GraphQL', () => graphql(server.url, { query: '{ tasks { id } }' }, { 'X-Request-Id': 'graphql-500' }), 'graphql-500'],
+  ])('%s', async (transport, send, requestId) => {
+    const response = await send();
+    expect(response.headers.get('x-request-id')).toBe(requestId);
+    expect(response.text).not.toMatch(/relation|does not exist|select |stack|\.ts:/i);
+    if (transport === 'GraphQL') {
+      expect(response.status).toBe(200);
+      expect((response.body as { errors: { message: string }[] }).errors[0]!.message).toBe('Unexpected error.');
+    } else {
+      expect(response.status).toBe(500);
+    }
+    // The request line is written when the response closes: wait for it, then count the failures.
+    await vi.waitFor(() => expect(captured.entries().some((entry) => entry.msg === 'request' && entry.reqId === requestId)).toBe(true));
+    const failures = failuresOf(requestId);
+    expect(failures, JSON.stringify(failures)).toHaveLength(transport === 'tRPC batch' ? 2 : 1);
+    expect(failures[0]!.err?.message).toMatch(/tasks/);
   });
 });

@@ -1,5 +1,6 @@
 import { startApp, type RunningApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { Logger } from '../../src/http/logger.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
@@ -20,6 +21,8 @@ export interface TestServer {
 export interface TestServerOptions {
   env?: Record<string, string>;
   clock?: Clock;
+  /** Where the service logs (silent by default); see log-capture.ts. */
+  log?: Logger;
   /** Serve an existing test database (a second instance) instead of a fresh one. */
   database?: TestDatabase;
 }
@@ -43,7 +46,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...database.env,
     ...options.env,
   });
-  const app = await startApp(config, options.clock ? { clock: options.clock } : {});
+  const app = await startApp(config, { ...(options.clock ? { clock: options.clock } : {}), ...(options.log ? { log: options.log } : {}) });
   return {
     url: app.url,
     baseUrl: TEST_BASE_URL,
