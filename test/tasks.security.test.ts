@@ -91,7 +91,7 @@ describe('other odd characters are stored as sent, never a 500', () => {
 describe('deep JSON', () => {
   const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
-  it.each([65, 5000, 100_000 / 2])('a body nested %i deep → 400 bad-request before it is used', async (depth) => {
+  it.each([65, 5000, 30_000])('a body nested %i deep → 400 bad-request before it is used', async (depth) => {
     const before = await storedTasks();
     // The body object is one level; the title's arrays make up the rest.
     const response = await request(`${server.url}/api/tasks`, { method: 'POST', body: `{"title":${nested(depth - 1)}}`, headers: { 'content-type': 'application/json' } });

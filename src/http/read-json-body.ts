@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors/app-error.ts';
+import { MAX_JSON_NESTING, nestsDeeperThan } from '../lib/json-nesting.ts';
 
 /** DECISIONS: bodies over 64 KiB are refused with 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -26,9 +27,13 @@ export async function readBodyText(req: IncomingMessage): Promise<string> {
 
 /**
  * Parses a body as JSON. Any content type is read as JSON: clients that
- * forget the header still get a precise answer about their JSON.
+ * forget the header still get a precise answer about their JSON. A body
+ * nested deeper than 64 levels is refused unparsed (DECISIONS "Deep JSON").
  */
 export function parseJsonBody(text: string): unknown {
+  if (nestsDeeperThan(text)) {
+    throw new AppError('bad-request', { detail: `The request body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep.` });
+  }
   try {
     return JSON.parse(text);
   } catch {

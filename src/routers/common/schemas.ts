@@ -7,6 +7,18 @@ function codePoints(value: string): number {
   return count;
 }
 
+/** DECISIONS "NUL characters": PostgreSQL text cannot hold U+0000, so no input may carry one. */
+export const NUL_MESSAGE = 'Remove the NUL character';
+
+/**
+ * The base of every string the service takes in and may store. U+0000 is
+ * refused first, and alone: the field gets that one message, whatever else
+ * is wrong with it.
+ */
+export function text(params?: Parameters<typeof z.string>[0]) {
+  return z.string(params).refine((value) => !value.includes('\u0000'), { message: NUL_MESSAGE, abort: true });
+}
+
 /** A path or body id: any 8-4-4-4-12 hex UUID, as PostgreSQL's uuid type accepts. */
 export const uuidSchema = z.guid({ error: 'Must be a UUID' }).meta({ format: 'uuid' });
 
@@ -17,8 +29,7 @@ export const timestampSchema = z.iso.datetime().meta({ description: 'ISO 8601, U
  * missing value gets the same message as an empty one.
  */
 export function trimmedText(options: { max: number; empty: string; tooLong: string }) {
-  return z
-    .string({ error: (issue) => (issue.input === undefined ? options.empty : undefined) })
+  return text({ error: (issue) => (issue.input === undefined ? options.empty : undefined) })
     .trim()
     .refine((text) => codePoints(text) >= 1, options.empty)
     .refine((text) => codePoints(text) <= options.max, options.tooLong)

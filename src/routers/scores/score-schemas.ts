@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { GAME_IDS, GAMES } from '../../services/scores/games.ts';
-import { timestampSchema, uuidSchema } from '../common/schemas.ts';
+import { text, timestampSchema, uuidSchema } from '../common/schemas.ts';
 
 const maxima = GAME_IDS.map((game) => `${game} ${GAMES[game].max}`).join(', ');
 
 export const gameSchema = z.enum(GAME_IDS).meta({ description: 'toppler, marble, stacker, runner or demo' });
 
-const initialsSchema = z
-  .string({ error: 'Three capital letters, A–Z' })
+const initialsSchema = text({ error: 'Three capital letters, A–Z' })
   .regex(/^[A-Z]{3}$/, 'Three capital letters, A–Z')
   .meta({ description: 'Three capital letters, A–Z' });
 

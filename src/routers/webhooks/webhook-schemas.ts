@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../../services/webhooks/subscriptions.ts';
-import { timestampSchema, uuidSchema } from '../common/schemas.ts';
+import { text, timestampSchema, uuidSchema } from '../common/schemas.ts';
 
 const eventTypeSchema = z.enum(EVENT_TYPES);
 
 export const newSubscriptionSchema = z.strictObject({
-  url: z
-    .string({ error: 'Give the URL to deliver to' })
+  url: text({ error: 'Give the URL to deliver to' })
     .max(2000, 'Keep the URL under 2000 characters')
     .refine((value) => {
       try {
@@ -22,7 +21,7 @@ export const newSubscriptionSchema = z.strictObject({
     .min(1, 'Name at least one event type, or leave events out for all')
     .optional()
     .meta({ description: 'Event types to receive; default all (today only score.submitted)' }),
-  description: z.string().max(500, 'Keep the description under 500 characters').optional(),
+  description: text().max(500, 'Keep the description under 500 characters').optional(),
 });
 
 export const subscriptionSchema = z
