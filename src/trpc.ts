@@ -11,6 +11,7 @@ import { credentialsRequired } from './services/auth/bearer-challenge.ts';
 import type { Caller } from './services/auth/caller.ts';
 import type { StoredResponse } from './services/idempotency/idempotency-records.ts';
 import type { RateLimitOutcome } from './services/rate-limits/hit-rate-limit.ts';
+import type { LimitName, Requester } from './services/rate-limits/limit-policies.ts';
 import type { ServiceContext } from './services/service-context.ts';
 
 export type { AccessMeta };
@@ -26,8 +27,12 @@ export type Meta = OpenApiMeta<{
 export interface Context {
   service: ServiceContext;
   requestId: string;
-  /** The request as the transport saw it; `body` is the raw text when the transport read it. */
-  request: { method: string; path: string; headers: IncomingHttpHeaders; body?: string };
+  /**
+   * The request as the transport saw it. `readBody` reads the raw body text
+   * (once, when first asked), for transports that hand the procedure its body
+   * unparsed: an idempotency fingerprint covers exactly those bytes.
+   */
+  request: { method: string; path: string; headers: IncomingHttpHeaders; readBody?: () => Promise<string> };
   /** The verified caller; undefined for an anonymous request. */
   caller: Caller | undefined;
   /** The client's address (X-Forwarded-For's first entry with TRUST_PROXY). */
@@ -40,6 +45,8 @@ export interface Context {
   response: { headers: Record<string, string>; replay?: StoredResponse; stored?: SuccessResponse };
   /** The rate-limit count of this request, when its procedure is limited. */
   rateLimit?: RateLimitOutcome;
+  /** Calls counted ahead, by limit: a GraphQL operation's limited fields, counted before it runs. */
+  prepaid?: Map<LimitName, { calls: number; outcome: RateLimitOutcome }>;
 }
 
 const t = initTRPC
@@ -61,6 +68,11 @@ const t = initTRPC
 /** The client a limit or an idempotency record is kept for (DECISIONS). */
 export function clientIdOf(ctx: Context): string {
   return ctx.caller ? `key:${ctx.caller.keyId}` : `ip:${ctx.clientAddress}`;
+}
+
+/** Who a rate limit counts this request for (see LIMITS for whose counter each limit uses). */
+export function requesterOf(ctx: Context): Requester {
+  return { keyId: ctx.caller?.keyId, address: ctx.clientAddress };
 }
 
 /** The verified caller, or the 401 for an endpoint that needs one. */

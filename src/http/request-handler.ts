@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { AppError } from '../errors/app-error.ts';
+import { appErrorOf } from '../errors/app-error-of.ts';
 import type { ServiceContext } from '../services/service-context.ts';
 import type { Context } from '../trpc.ts';
 import { authenticateRequest } from './authenticate-request.ts';
@@ -12,7 +13,7 @@ import { GRAPHIQL_PATH, serveGraphiQLPage } from './pages/graphiql-page.ts';
 import { serveVersioningPage, VERSIONING_PATH } from './pages/versioning-page.ts';
 import { writeProblem } from './problem-response.ts';
 import { requestIdOf } from './request-id.ts';
-import { serveRestRoute, toAppError } from './rest-adapter.ts';
+import { serveRestRoute } from './rest-adapter.ts';
 import { buildRestRoutes, matchRoute } from './rest-routes.ts';
 import { SCORE_STREAM_PATH } from './sse/score-stream-openapi.ts';
 import type { ScoreStreams } from './sse/score-streams.ts';
@@ -113,7 +114,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       if (!match) throw new AppError('not-found', { detail: `No route for ${method} ${rawPath}.` });
       await serveRestRoute({ match, req, res, query, ctx });
     } catch (thrown) {
-      const error = toAppError(thrown);
+      const error = appErrorOf(thrown);
       if (res.headersSent) {
         log.error({ reqId: requestId, err: error }, 'failed after the response started');
         res.destroy();

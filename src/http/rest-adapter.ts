@@ -1,12 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { TRPCError } from '@trpc/server';
 import { AppError } from '../errors/app-error.ts';
-import { databaseUnavailable, isDatabaseUnavailable } from '../errors/database-unavailable.ts';
-import { toFieldErrors } from '../errors/field-errors.ts';
-import { isZodError } from '../errors/trpc-error-mapping.ts';
+import { appErrorOf } from '../errors/app-error-of.ts';
 import { listMatches, parseEntityTagList } from '../lib/entity-tag.ts';
 import type { Context } from '../trpc.ts';
-import { callProcedure } from './call-procedure.ts';
+import { callProcedure } from '../middleware/call-procedure.ts';
 import { queryInput } from './query-input.ts';
 import { parseJsonBody, readBodyText } from './read-json-body.ts';
 import type { RestRoute, RouteMatch } from './rest-routes.ts';
@@ -30,20 +27,19 @@ export async function serveRestRoute(options: {
   const { route } = match;
   for (const [name, value] of Object.entries(route.http.fixedHeaders ?? {})) res.setHeader(name, value);
 
-  const input = route.takesInput ? await readInput(route, match.pathInput, req, query, ctx) : () => undefined;
   let data: unknown;
   try {
     data = await callProcedure(route.procedure, {
       path: route.procedurePath,
       type: route.type,
       ctx,
-      // Judged only when the procedure reads its input: after the rate limit and the
+      // Read and judged only when the procedure asks: after the rate limit and the
       // Idempotency-Key, as SPEC orders the checks (a bad body still counts and still
       // needs its key).
-      getRawInput: async () => input(),
+      getRawInput: route.takesInput ? inputOf(route, match.pathInput, req, query, ctx) : async () => undefined,
     });
   } catch (error) {
-    throw toAppError(error);
+    throw appErrorOf(error);
   }
 
   for (const [name, value] of Object.entries(ctx.response.headers)) res.setHeader(name, value);
@@ -81,25 +77,20 @@ function writeBody(res: ServerResponse, status: number, body: string | undefined
 }
 
 /**
- * Reads the request's input now (the body must be read to be fingerprinted)
- * and returns how to get it: parsing the body and checking its shape wait
- * until the procedure asks.
+ * How the procedure gets its input. A body is read only when first asked
+ * for — by the idempotency fingerprint or the input parser, both after the
+ * rate limit — so an oversized body is refused after it was counted, and its
+ * 413 carries the RateLimit headers like every other answer of the route.
  */
-async function readInput(
-  route: RestRoute,
-  pathInput: Record<string, string>,
-  req: IncomingMessage,
-  query: URLSearchParams,
-  ctx: Context,
-): Promise<() => unknown> {
+function inputOf(route: RestRoute, pathInput: Record<string, string>, req: IncomingMessage, query: URLSearchParams, ctx: Context): () => Promise<unknown> {
   if (route.method === 'GET' || route.method === 'DELETE') {
     const input = { ...queryInput(query, route.numericQueryParameters), ...pathInput };
-    return () => input;
+    return async () => input;
   }
-  const text = await readBodyText(req);
-  // The raw text is what an idempotency fingerprint covers.
-  ctx.request.body = text;
-  return () => bodyInput(route, pathInput, text);
+  let text: Promise<string> | undefined;
+  // The raw text is also what an idempotency fingerprint covers.
+  const readBody = (ctx.request.readBody = () => (text ??= readBodyText(req)));
+  return async () => bodyInput(route, pathInput, await readBody());
 }
 
 function bodyInput(route: RestRoute, pathInput: Record<string, string>, text: string): unknown {
@@ -119,21 +110,4 @@ function bodyInput(route: RestRoute, pathInput: Record<string, string>, text: st
     });
   }
   return { ...body, ...pathInput };
-}
-
-/** The single mapping from whatever a procedure threw to the domain error. */
-export function toAppError(error: unknown): AppError | unknown {
-  if (error instanceof AppError) return error;
-  if (isDatabaseUnavailable(error)) return databaseUnavailable(error);
-  if (error instanceof TRPCError) {
-    if (error.cause instanceof AppError) return error.cause;
-    if (error.code === 'BAD_REQUEST' && isZodError(error.cause)) {
-      const errors = toFieldErrors(error.cause.issues);
-      return new AppError('validation', {
-        detail: errors.map((entry) => (entry.path ? `${entry.path}: ${entry.message}` : entry.message)).join('; '),
-        errors,
-      });
-    }
-  }
-  return error;
 }

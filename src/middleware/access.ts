@@ -1,9 +1,9 @@
 import { AppError } from '../errors/app-error.ts';
 import { insufficientScope } from '../services/auth/bearer-challenge.ts';
 import type { Scope } from '../services/auth/caller.ts';
-import { hitRateLimit, rateLimitHeaders } from '../services/rate-limits/hit-rate-limit.ts';
+import { hitRateLimit, rateLimitHeaders, type RateLimitOutcome } from '../services/rate-limits/hit-rate-limit.ts';
 import type { LimitName } from '../services/rate-limits/limit-policies.ts';
-import { clientIdOf, requireCaller, type Context } from '../trpc.ts';
+import { requesterOf, requireCaller, type Context } from '../trpc.ts';
 
 /** Who may call a procedure and which limit it counts against; enforced on every transport. */
 export interface AccessMeta {
@@ -20,10 +20,7 @@ export interface AccessMeta {
  */
 export async function enforceAccess(ctx: Context, rules: AccessMeta): Promise<void> {
   if (rules.rateLimit) {
-    const rateLimit = await hitRateLimit({
-      ctx: ctx.service,
-      input: { name: rules.rateLimit, client: clientIdOf(ctx), authenticated: ctx.caller !== undefined },
-    });
+    const rateLimit = takePrepaid(ctx, rules.rateLimit) ?? (await hitRateLimit({ ctx: ctx.service, input: { name: rules.rateLimit, requester: requesterOf(ctx) } }));
     // Once counted, every answer of the route carries the headers; a 429 carries them itself.
     Object.assign(ctx.response.headers, rateLimitHeaders(rateLimit));
     ctx.rateLimit = rateLimit;
@@ -37,4 +34,17 @@ export async function enforceAccess(ctx: Context, rules: AccessMeta): Promise<vo
       throw insufficientScope(ctx.service, rules.requires);
     }
   }
+}
+
+/**
+ * A call already paid for: a GraphQL operation counts all its limited fields
+ * before it runs (all or nothing), and each field's procedure then takes one
+ * of those here instead of counting again. A call without one counts itself,
+ * so no way in can skip the limit.
+ */
+function takePrepaid(ctx: Context, name: LimitName): RateLimitOutcome | undefined {
+  const prepaid = ctx.prepaid?.get(name);
+  if (!prepaid || prepaid.calls === 0) return undefined;
+  prepaid.calls--;
+  return prepaid.outcome;
 }

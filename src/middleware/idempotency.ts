@@ -35,7 +35,7 @@ export async function runIdempotent<R extends ChainResult>(
 ): Promise<R | { replayed: unknown }> {
   const key = parseIdempotencyKey(ctx.request.headers['idempotency-key']);
   const client = clientIdOf(ctx);
-  const body = ctx.request.body ?? JSON.stringify((await rawInput()) ?? null);
+  const body = ctx.request.readBody ? await ctx.request.readBody() : JSON.stringify((await rawInput()) ?? null);
   const fingerprint = createHash('sha256').update(`${ctx.request.method} ${ctx.request.path}\n${body}`).digest('hex');
 
   const outcome = await claimIdempotencyKey({ ctx: ctx.service, input: { client, key, fingerprint } });

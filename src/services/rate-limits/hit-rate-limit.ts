@@ -1,9 +1,9 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { rateLimitWindows } from '../../db/schema/index.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { prepared } from '../prepared-queries.ts';
 import type { ServiceContext } from '../service-context.ts';
-import { limitPolicy, type LimitName, type LimitPolicy } from './limit-policies.ts';
+import { limitPolicy, type LimitName, type LimitPolicy, type Requester } from './limit-policies.ts';
 
 export interface RateLimitOutcome extends LimitPolicy {
   remaining: number;
@@ -15,23 +15,50 @@ export interface RateLimitOutcome extends LimitPolicy {
 const SWEEP_BATCH = 100;
 
 /**
- * Counts one request against a fixed window aligned to the window length
- * (DECISIONS). The count is ONE upsert in the database, so every instance of
- * the service on one database shares it. Throws 429 once the limit is passed.
+ * Counts `cost` requests (one, unless a GraphQL operation runs several
+ * limited fields) against a fixed window aligned to the window length
+ * (DECISIONS), all or nothing: when they do not all fit in what is left, none
+ * is counted and the answer is 429. The count is ONE upsert in the database,
+ * so every instance of the service on one database shares it, exactly.
  */
 export async function hitRateLimit({
   ctx,
   input,
 }: {
   ctx: ServiceContext;
-  input: { name: LimitName; client: string; authenticated: boolean };
+  input: { name: LimitName; requester: Requester; cost?: number };
 }): Promise<RateLimitOutcome> {
-  const policy = limitPolicy(ctx.settings, input.name, input.authenticated);
+  const policy = limitPolicy(ctx.settings, input.name, input.requester);
+  const cost = input.cost ?? 1;
   const now = ctx.clock.now().getTime();
   const windowMs = policy.windowSeconds * 1000;
   const windowStart = new Date(Math.floor(now / windowMs) * windowMs);
   const windowEnd = new Date(windowStart.getTime() + windowMs);
-  const [row] = await prepared(ctx.db, 'rate_limit_hit', (db) =>
+  const window = { name: policy.name, client: policy.client, windowStart };
+  const [counted] =
+    cost <= policy.limit ? await countHits(ctx).execute({ ...window, windowEnd, cost, limit: policy.limit }) : [];
+  // A placeholder in a condition reaches the driver unmapped, and postgres.js wants the timestamp as text.
+  const hits = counted?.hits ?? (await currentHits(ctx).execute({ ...window, windowStart: windowStart.toISOString() }))[0]?.hits ?? 0;
+  // Now and then, a client's first request in a window clears a batch of ended windows.
+  if (hits === cost && counted && ctx.housekeeping.due('rate-limit-windows', now)) await sweepEndedWindows(ctx, new Date(now));
+  const outcome: RateLimitOutcome = {
+    ...policy,
+    remaining: Math.max(0, policy.limit - hits),
+    resetSeconds: Math.max(1, Math.ceil((windowEnd.getTime() - now) / 1000)),
+  };
+  if (!counted) {
+    const asked = cost === 1 ? '' : ` This request needs ${cost} of them; ${outcome.remaining} are left.`;
+    throw new AppError('rate-limited', {
+      detail: `Rate limit ${policy.name} allows ${policy.limit} requests per ${policy.windowSeconds} seconds; it resets in ${outcome.resetSeconds} seconds.${asked}`,
+      headers: { 'Retry-After': String(outcome.resetSeconds), ...rateLimitHeaders(outcome) },
+    });
+  }
+  return outcome;
+}
+
+/** Adds `cost` to the window's count only if the sum stays within `limit`; returns no row otherwise. */
+function countHits(ctx: ServiceContext) {
+  return prepared(ctx.db, 'rate_limit_hit', (db) =>
     db
       .insert(rateLimitWindows)
       .values({
@@ -39,29 +66,31 @@ export async function hitRateLimit({
         client: sql.placeholder('client'),
         windowStart: sql.placeholder('windowStart'),
         windowEnd: sql.placeholder('windowEnd'),
-        hits: 1,
+        hits: sql.placeholder('cost'),
       })
       .onConflictDoUpdate({
         target: [rateLimitWindows.name, rateLimitWindows.client, rateLimitWindows.windowStart],
-        set: { hits: sql`${rateLimitWindows.hits} + 1` },
+        set: { hits: sql`${rateLimitWindows.hits} + excluded.hits` },
+        setWhere: sql`${rateLimitWindows.hits} + excluded.hits <= ${sql.placeholder('limit')}::integer`,
       })
       .returning({ hits: rateLimitWindows.hits }),
-  ).execute({ name: policy.name, client: input.client, windowStart, windowEnd });
-  const hits = row!.hits;
-  // Now and then, a client's first request in a window clears a batch of ended windows.
-  if (hits === 1 && ctx.housekeeping.due('rate-limit-windows', now)) await sweepEndedWindows(ctx, new Date(now));
-  const outcome: RateLimitOutcome = {
-    ...policy,
-    remaining: Math.max(0, policy.limit - hits),
-    resetSeconds: Math.max(1, Math.ceil((windowEnd.getTime() - now) / 1000)),
-  };
-  if (hits > policy.limit) {
-    throw new AppError('rate-limited', {
-      detail: `Rate limit ${policy.name} allows ${policy.limit} requests per ${policy.windowSeconds} seconds; it resets in ${outcome.resetSeconds} seconds.`,
-      headers: { 'Retry-After': String(outcome.resetSeconds), ...rateLimitHeaders(outcome) },
-    });
-  }
-  return outcome;
+  );
+}
+
+/** The window's count as it stands: read only for a refusal, to tell the client what is left. */
+function currentHits(ctx: ServiceContext) {
+  return prepared(ctx.db, 'rate_limit_current', (db) =>
+    db
+      .select({ hits: rateLimitWindows.hits })
+      .from(rateLimitWindows)
+      .where(
+        and(
+          eq(rateLimitWindows.name, sql.placeholder('name')),
+          eq(rateLimitWindows.client, sql.placeholder('client')),
+          eq(rateLimitWindows.windowStart, sql.placeholder('windowStart')),
+        ),
+      ),
+  );
 }
 
 /** DECISIONS: the IETF RateLimit header fields, on every response of a limited route. */

@@ -3,26 +3,65 @@ import type { ServiceSettings } from '../service-context.ts';
 /** The limits of SPEC "Limits", by the names DECISIONS gives them. */
 export type LimitName = 'task-writes' | 'key-create' | 'token' | 'score-submit' | 'graphql' | 'demo';
 
+/**
+ * Whose count a request adds to: the caller's (`key:<id>` when it carries a
+ * valid key or token, else `ip:<address>`), or always the address's.
+ */
+export type CountedPer = 'caller' | 'address';
+
+/** One limit, declared once: every transport that reaches a limited operation enforces it through this. */
+export interface LimitDeclaration {
+  windowSeconds: number;
+  /** Requests per window, for an anonymous request and for one with a valid key or token. */
+  quota(settings: ServiceSettings): { anonymous: number; authenticated: number };
+  countedPer: CountedPer;
+}
+
+export const LIMITS: Record<LimitName, LimitDeclaration> = {
+  'task-writes': {
+    windowSeconds: 60,
+    quota: ({ rateLimits }) => ({ anonymous: rateLimits.taskWritesAnonymous, authenticated: 120 }),
+    countedPer: 'caller',
+  },
+  // Keys must not mint keys: a new key would otherwise bring 5 more creations with it (DECISIONS).
+  'key-create': {
+    windowSeconds: 3600,
+    quota: ({ rateLimits }) => ({ anonymous: rateLimits.keysPerHour, authenticated: rateLimits.keysPerHour }),
+    countedPer: 'address',
+  },
+  token: { windowSeconds: 60, quota: () => ({ anonymous: 20, authenticated: 20 }), countedPer: 'caller' },
+  'score-submit': {
+    windowSeconds: 60,
+    quota: ({ rateLimits }) => ({ anonymous: rateLimits.scoresPerMinute, authenticated: rateLimits.scoresPerMinute }),
+    countedPer: 'caller',
+  },
+  graphql: { windowSeconds: 60, quota: () => ({ anonymous: 60, authenticated: 240 }), countedPer: 'caller' },
+  demo: { windowSeconds: 10, quota: () => ({ anonymous: 5, authenticated: 5 }), countedPer: 'caller' },
+};
+
+/** Who sent a request, as far as limits care: the verified key (when any) and the client address. */
+export interface Requester {
+  keyId: string | undefined;
+  address: string;
+}
+
 export interface LimitPolicy {
   name: LimitName;
   limit: number;
   windowSeconds: number;
+  /** The counter this request adds to. */
+  client: string;
 }
 
-export function limitPolicy(settings: ServiceSettings, name: LimitName, authenticated: boolean): LimitPolicy {
-  const { rateLimits } = settings;
-  switch (name) {
-    case 'task-writes':
-      return { name, limit: authenticated ? 120 : rateLimits.taskWritesAnonymous, windowSeconds: 60 };
-    case 'key-create':
-      return { name, limit: rateLimits.keysPerHour, windowSeconds: 3600 };
-    case 'token':
-      return { name, limit: 20, windowSeconds: 60 };
-    case 'score-submit':
-      return { name, limit: rateLimits.scoresPerMinute, windowSeconds: 60 };
-    case 'graphql':
-      return { name, limit: authenticated ? 240 : 60, windowSeconds: 60 };
-    case 'demo':
-      return { name, limit: 5, windowSeconds: 10 };
-  }
+/** The limit as it applies to this requester. */
+export function limitPolicy(settings: ServiceSettings, name: LimitName, requester: Requester): LimitPolicy {
+  const { windowSeconds, quota, countedPer } = LIMITS[name];
+  const { anonymous, authenticated } = quota(settings);
+  const byKey = countedPer === 'caller' && requester.keyId !== undefined;
+  return {
+    name,
+    windowSeconds,
+    limit: requester.keyId === undefined ? anonymous : authenticated,
+    client: byKey ? `key:${requester.keyId}` : `ip:${requester.address}`,
+  };
 }
