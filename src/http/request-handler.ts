@@ -79,7 +79,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     try {
       if (pathname.startsWith(TRPC_PREFIX)) {
         // Credential failures there answer in tRPC's own envelope.
-        await serveTrpc({ router, req, res, pathname, createContext: async () => contextFor(await authenticateRequest(service, req)), log });
+        await serveTrpc({ router, req, res, pathname, requestId, createContext: async () => contextFor(await authenticateRequest(service, req)), log });
         return;
       }
       if (pathname === GRAPHQL_PATH) {

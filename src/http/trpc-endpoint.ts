@@ -1,49 +1,125 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyTRPCRouter } from '@trpc/server';
+import { TRPCError } from '@trpc/server';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+import { getErrorShape, transformTRPCResponse } from '@trpc/server/unstable-core-do-not-import';
 import { AppError } from '../errors/app-error.ts';
 import { toTRPCError } from '../errors/trpc-error-mapping.ts';
+import { MAX_JSON_NESTING, nestsDeeperThan } from '../lib/json-nesting.ts';
 import type { Context } from '../trpc.ts';
 import type { Logger } from './logger.ts';
-import { MAX_BODY_BYTES } from './read-json-body.ts';
+import { MAX_BODY_BYTES, readBodyText } from './read-json-body.ts';
 
 export const TRPC_PREFIX = '/api/trpc/';
 
-/** /api/trpc/<procedure>: tRPC's own HTTP encoding, batching and error envelope. */
-export function serveTrpc(options: {
+/** DECISIONS "tRPC batches": at most this many calls per HTTP request. */
+export const MAX_BATCH_CALLS = 10;
+
+/** Methods tRPC's HTTP encoding uses (HEAD is tRPC's own 204); anything else is a 405. */
+const METHODS = new Set(['GET', 'POST', 'HEAD']);
+
+/**
+ * /api/trpc/<procedure>: tRPC's own HTTP encoding, batching and error
+ * envelope. Credentials are checked first, as on every request; then what
+ * tRPC's handler would not bound or would crash on is refused in its
+ * envelope before it starts: other methods (undici's Request throws on
+ * TRACE), batches over 10 calls, bodies over 64 KiB, JSON nested deeper
+ * than 64 levels. No call runs for a refused request.
+ */
+export async function serveTrpc(options: {
   router: AnyTRPCRouter;
   req: IncomingMessage;
   res: ServerResponse;
   pathname: string;
+  requestId: string;
   createContext: () => Promise<Context>;
   log: Logger;
 }): Promise<void> {
-  const { router, req, res, pathname, createContext, log } = options;
-  return nodeHTTPRequestHandler({
+  const { router, req, res, pathname, requestId, log } = options;
+  let ctx: Context;
+  try {
+    ctx = await options.createContext();
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    writeTrpcError(res, router, toTRPCError(error), error.headers);
+    return;
+  }
+  const refusal = await refusalOf(req, pathname);
+  if (refusal) {
+    writeTrpcError(res, router, refusal, refusal.code === 'METHOD_NOT_SUPPORTED' ? { Allow: 'GET, POST' } : {});
+    return;
+  }
+  await nodeHTTPRequestHandler({
     router,
     req,
     res,
     path: pathname.slice(TRPC_PREFIX.length),
     maxBodySize: MAX_BODY_BYTES,
-    createContext: async () => {
-      try {
-        return await createContext();
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-        throw toTRPCError(error);
-      }
-    },
+    createContext: async () => ctx,
     // The headers a procedure or its failure carries (RateLimit, Retry-After, WWW-Authenticate).
-    responseMeta({ ctx, errors }) {
-      const response = (ctx as Context | undefined)?.response;
-      const headers: Record<string, string> = { ...response?.headers };
-      if (response?.replay) headers['Idempotent-Replayed'] = 'true';
+    responseMeta({ errors }) {
+      const { response } = ctx;
+      const headers: Record<string, string> = { ...response.headers };
+      if (response.replay) headers['Idempotent-Replayed'] = 'true';
       for (const error of errors) if (error.cause instanceof AppError) Object.assign(headers, error.cause.headers);
       return { headers };
     },
     onError({ error, path }) {
-      if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error.cause ?? error, procedure: path }, 'procedure failed');
+      if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ reqId: requestId, err: error.cause ?? error, procedure: path }, 'procedure failed');
     },
   });
+}
+
+/** What tRPC's handler must not be given, as the error to answer instead. */
+async function refusalOf(req: IncomingMessage, pathname: string): Promise<TRPCError | undefined> {
+  const method = req.method ?? 'GET';
+  if (!METHODS.has(method)) {
+    return new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `${method} is not supported here; queries use GET and mutations POST.` });
+  }
+  const target = req.url ?? '';
+  const query = new URLSearchParams(target.includes('?') ? target.slice(target.indexOf('?') + 1) : '');
+  if (query.get('batch') === '1') {
+    const calls = batchSizeOf(pathname.slice(TRPC_PREFIX.length));
+    if (calls > MAX_BATCH_CALLS) {
+      return new TRPCError({ code: 'BAD_REQUEST', message: `A batch may hold at most ${MAX_BATCH_CALLS} calls; this one has ${calls}.` });
+    }
+  }
+  let input = query.get('input') ?? '';
+  if (method === 'POST') {
+    try {
+      input = await readBodyText(req);
+    } catch (error) {
+      if (error instanceof AppError) return toTRPCError(error);
+      throw error;
+    }
+    // tRPC reads a body it is handed instead of the stream (it was read above).
+    (req as IncomingMessage & { body?: string }).body = input;
+  }
+  if (nestsDeeperThan(input)) {
+    return new TRPCError({ code: 'PARSE_ERROR', message: `The input nests arrays and objects more than ${MAX_JSON_NESTING} levels deep.` });
+  }
+  return undefined;
+}
+
+/** How many procedures a batch names, as tRPC splits them: after percent-decoding. */
+function batchSizeOf(path: string): number {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // tRPC itself answers a path it cannot decode.
+  }
+  return decoded.split(',').length;
+}
+
+/** An error in tRPC's own envelope (our errorFormatter included), as its handler would write it. */
+function writeTrpcError(res: ServerResponse, router: AnyTRPCRouter, error: TRPCError, headers: Record<string, string>): void {
+  const config = router._def._config;
+  const shape = getErrorShape({ config, error, type: 'unknown', path: undefined, input: undefined, ctx: undefined });
+  const body = JSON.stringify(transformTRPCResponse(config, { error: shape }));
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.statusCode = shape.data.httpStatus;
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }

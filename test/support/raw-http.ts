@@ -32,6 +32,10 @@ export function sendRaw(base: string, request: RawRequest): Promise<RawResponse>
     outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer to ${request.method} ${request.target} within 10 s`)));
     outgoing.on('error', reject);
     for (const [name, value] of request.headers) outgoing.setHeader(name, value);
+    // node:http frames bodies of GET, DELETE, OPTIONS and the like with neither a length nor chunks
+    // unless told: the server would read the body as the next request.
+    const framed = request.headers.some(([name]) => /^(content-length|transfer-encoding)$/i.test(name));
+    if (request.body && !framed) outgoing.setHeader('Content-Length', request.body.length);
     outgoing.end(request.body);
   });
 }
