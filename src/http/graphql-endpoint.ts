@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createGraphQLError, createYoga, maskError, type Plugin } from 'graphql-yoga';
+import { createGraphQLError, createYoga, maskError } from 'graphql-yoga';
 import { AppError } from '../errors/app-error.ts';
 import { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from '../errors/database-unavailable.ts';
-import { depthLimit } from '../graphql/depth-limit.ts';
 import type { GraphQLContext } from '../graphql/builder.ts';
+import { countLimitedFields } from '../graphql/count-limited-fields.ts';
+import { logResolverFailures } from '../graphql/log-resolver-failures.ts';
+import { rulesAfterValidation } from '../graphql/rules-after-validation.ts';
 import { schema } from '../graphql/schema.ts';
 import { hitRateLimit, rateLimitHeaders } from '../services/rate-limits/hit-rate-limit.ts';
-import { clientIdOf, type Context } from '../trpc.ts';
+import { requesterOf, type Context } from '../trpc.ts';
 import type { Logger } from './logger.ts';
 import { parseJsonBody, readBodyText } from './read-json-body.ts';
 
@@ -18,10 +20,8 @@ export const MAX_QUERY_LENGTH = 4000;
 
 type GraphQLError = { message: string; extensions?: Record<string, unknown> };
 
-/** Adds the depth rule to GraphQL's own validation rules (SPEC step 7). */
-const depthLimitPlugin: Plugin = {
-  onValidate: ({ addValidationRule }) => addValidationRule(depthLimit()),
-};
+/** Headers a refused operation carries in from Yoga: the limit that refused it (task-writes), not graphql's. */
+const LIMIT_HEADERS = ['retry-after', 'ratelimit', 'ratelimit-policy'];
 
 const unavailable = (): GraphQLError => ({ message: DATABASE_UNAVAILABLE_DETAIL, extensions: { code: 'SERVICE_UNAVAILABLE' } });
 const RETRY_AFTER = { 'Retry-After': '1' };
@@ -54,7 +54,11 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
     graphiql: false,
     logging: false,
     maskedErrors: { maskError: maskUnavailable },
-    plugins: [depthLimitPlugin],
+    plugins: [
+      rulesAfterValidation,
+      countLimitedFields((ctx, error) => log.error({ reqId: ctx.requestId, err: error }, 'graphql limit count failed')),
+      logResolverFailures((ctx, error, path) => log.error({ reqId: ctx.requestId, err: error, path: path?.join('.') }, 'graphql resolver failed')),
+    ],
   });
 
   function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -82,13 +86,11 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
     // Every request counts, whatever its method or outcome (DECISIONS).
     let limitHeaders: Record<string, string> = {};
     try {
-      const outcome = await hitRateLimit({
-        ctx: context.service,
-        input: { name: 'graphql', client: clientIdOf(context), authenticated: context.caller !== undefined },
-      });
+      const outcome = await hitRateLimit({ ctx: context.service, input: { name: 'graphql', requester: requesterOf(context) } });
       limitHeaders = rateLimitHeaders(outcome);
     } catch (error) {
-      if (!(error instanceof AppError) || error.slug !== 'rate-limited' || authError) throw error;
+      // Used up, the limit answers first, whatever the credential (DECISIONS "GraphQL credentials and limits").
+      if (!(error instanceof AppError) || error.slug !== 'rate-limited') throw error;
       send(res, 429, errors({ message: error.detail ?? error.title, extensions: { code: 'RATE_LIMITED' } }), error.headers);
       return;
     }
@@ -127,7 +129,9 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
       }),
       { ctx: context },
     );
-    send(res, response.status, await response.text(), response.status === 503 ? { ...limitHeaders, ...RETRY_AFTER } : limitHeaders);
+    const headers: Record<string, string> = response.status === 503 ? { ...limitHeaders, ...RETRY_AFTER } : { ...limitHeaders };
+    if (response.status === 429) for (const name of LIMIT_HEADERS) headers[name] = response.headers.get(name) ?? '';
+    send(res, response.status, await response.text(), headers);
   }
 }
 
@@ -140,8 +144,9 @@ function checkRequest(text: string): { query: string; variables?: Record<string,
   let body: unknown;
   try {
     body = parseJsonBody(text);
-  } catch {
-    return 'The request body is not valid JSON.';
+  } catch (error) {
+    // parseJsonBody says why: not JSON, empty, or nested too deep.
+    return error instanceof AppError && error.detail ? error.detail : 'The request body is not valid JSON.';
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'The request body must be a JSON object.';
   const { query, variables, operationName, extensions } = body as Record<string, unknown>;

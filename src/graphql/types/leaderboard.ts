@@ -1,7 +1,7 @@
-import { leaderboardQuerySchema } from '../../routers/scores/score-schemas.ts';
-import { getLeaderboard, type Leaderboard } from '../../services/scores/get-leaderboard.ts';
+import { topScoresProcedure } from '../../routers/scores/top-scores.ts';
+import type { Leaderboard } from '../../services/scores/get-leaderboard.ts';
 import { builder } from '../builder.ts';
-import { parseArguments } from '../user-input.ts';
+import { throughProcedure } from '../resolve-through-procedure.ts';
 import { GameType } from './game.ts';
 import { ScoreEntryType } from './score-entry.ts';
 
@@ -15,6 +15,8 @@ export const LeaderboardType = builder.objectRef<Leaderboard>('Leaderboard').imp
   }),
 });
 
+const top = throughProcedure(topScoresProcedure, 'scores.top');
+
 builder.queryFields((t) => ({
   leaderboard: t.field({
     type: LeaderboardType,
@@ -23,6 +25,7 @@ builder.queryFields((t) => ({
       game: t.arg({ type: GameType, required: true }),
       limit: t.arg.int({ defaultValue: 10, description: '1 to 50' }),
     },
-    resolve: (_root, args, { ctx }) => getLeaderboard({ ctx: ctx.service, input: parseArguments(leaderboardQuerySchema, args) }),
+    extensions: top.extensions,
+    resolve: (_root, args, context) => top.resolve(args, context),
   }),
 }));

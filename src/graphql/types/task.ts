@@ -1,12 +1,9 @@
-import { z } from 'zod';
-import { createTaskInputSchema, newestLimitSchema, taskIdInputSchema } from '../../routers/tasks/task-schemas.ts';
-import { createTask } from '../../services/tasks/create-task.ts';
-import { getTask } from '../../services/tasks/get-task.ts';
-import { listTasks } from '../../services/tasks/list-tasks.ts';
-import { toTaskV1, type TaskV1 } from '../../services/tasks/task-representation.ts';
-import { AppError } from '../../errors/app-error.ts';
+import { createTaskProcedure } from '../../routers/tasks/create-task.ts';
+import { newestTasksProcedure } from '../../routers/tasks/newest-tasks.ts';
+import { taskByIdProcedure } from '../../routers/tasks/task-by-id.ts';
+import type { TaskV1 } from '../../services/tasks/task-representation.ts';
 import { builder } from '../builder.ts';
-import { parseArguments } from '../user-input.ts';
+import { isNotFound, throughProcedure } from '../resolve-through-procedure.ts';
 
 export const TaskType = builder.objectRef<TaskV1>('Task').implement({
   fields: (t) => ({
@@ -18,29 +15,29 @@ export const TaskType = builder.objectRef<TaskV1>('Task').implement({
   }),
 });
 
-const tasksArguments = z.object({ limit: newestLimitSchema });
+const newest = throughProcedure(newestTasksProcedure, 'tasks.newest');
+const byId = throughProcedure(taskByIdProcedure, 'tasks.byId');
+const create = throughProcedure(createTaskProcedure, 'tasks.create');
 
 builder.queryFields((t) => ({
   tasks: t.field({
     type: [TaskType],
     description: 'The newest tasks, newest first',
     args: { limit: t.arg.int({ defaultValue: 5, description: '1 to 50' }) },
-    resolve: async (_root, args, { ctx }) => {
-      const { limit } = parseArguments(tasksArguments, args);
-      return (await listTasks({ ctx: ctx.service, input: { limit } })).rows.map(toTaskV1);
-    },
+    extensions: newest.extensions,
+    resolve: (_root, args, context) => newest.resolve(args, context),
   }),
   task: t.field({
     type: TaskType,
     nullable: true,
     description: 'One task, or null when there is none with this id',
     args: { id: t.arg.id({ required: true, description: 'A UUID' }) },
-    resolve: async (_root, args, { ctx }) => {
-      const input = parseArguments(taskIdInputSchema, { id: String(args.id) });
+    extensions: byId.extensions,
+    resolve: async (_root, args, context) => {
       try {
-        return toTaskV1(await getTask({ ctx: ctx.service, input }));
+        return await byId.resolve({ id: String(args.id) }, context);
       } catch (error) {
-        if (error instanceof AppError && error.slug === 'not-found') return null;
+        if (isNotFound(error)) return null;
         throw error;
       }
     },
@@ -50,11 +47,9 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createTask: t.field({
     type: TaskType,
-    description: 'Create an open task; the title is trimmed and must hold 1 to 200 characters',
+    description: 'Create an open task; the title is trimmed and must hold 1 to 200 characters. Counts against task-writes, like POST /api/tasks.',
     args: { title: t.arg.string({ required: true }) },
-    resolve: async (_root, args, { ctx }) => {
-      const input = parseArguments(createTaskInputSchema, args);
-      return toTaskV1(await createTask({ ctx: ctx.service, input }));
-    },
+    extensions: create.extensions,
+    resolve: (_root, args, context) => create.resolve(args, context),
   }),
 }));
