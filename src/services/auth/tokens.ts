@@ -41,11 +41,21 @@ export async function issueToken({ ctx, input }: { ctx: ServiceContext; input: {
   return { accessToken, expiresIn: TOKEN_LIFETIME_SECONDS, scope };
 }
 
+/** The furthest a JavaScript Date reaches either side of 1970, in seconds (ECMA-262: ±8.64e15 ms). */
+const DATE_RANGE_SECONDS = 8.64e12;
+
+/** A NumericDate (RFC 7519) that JavaScript can turn into a Date: anything else makes the token invalid. */
+const numericDate = z
+  .number()
+  .int()
+  .refine((seconds) => Math.abs(seconds) <= DATE_RANGE_SECONDS);
+
 const tokenClaims = z.object({
   sub: z.guid(),
   name: z.string(),
   scope: z.string(),
-  exp: z.number().int(),
+  exp: numericDate,
+  iat: numericDate.optional(),
 });
 
 /**
