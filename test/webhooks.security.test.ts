@@ -14,17 +14,27 @@ const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE_MS: 
 
 let server: TestServer;
 let clock: ManualClock;
+/** A second server where no event is ever stored: subscriptions made there never get a delivery. */
+let quiet: TestServer;
 beforeAll(async () => {
   clock = new ManualClock(Date.now());
-  server = await startTestServer({ clock, env: WEBHOOK_ENV });
+  [server, quiet] = await Promise.all([startTestServer({ clock, env: WEBHOOK_ENV }), startTestServer({ env: WEBHOOK_ENV })]);
 });
-afterAll(() => server.stop());
+afterAll(() => Promise.all([server.stop(), quiet.stop()]));
 
 const subscribe = (headers: Record<string, string>, body: Record<string, unknown>) =>
   request<{ id: string; status: string }>(`${server.url}/api/webhooks`, { method: 'POST', ...jsonBody(body, headers) });
 
 async function deliveriesOf(subscriptionId: string): Promise<{ status: string; attempts: number }[]> {
   return rowsOf(server, sql`select status, attempts from webhook_deliveries where subscription_id = ${subscriptionId} order by created_at`);
+}
+
+/** Waits until the first attempt's 503 is recorded and its retry scheduled (the receiver answers before the service records). */
+async function retryScheduled(subscriptionId: string): Promise<void> {
+  await vi.waitFor(async () => {
+    const rows = await rowsOf(server, sql`select status, attempts, last_response_status as "lastResponseStatus" from webhook_deliveries where subscription_id = ${subscriptionId}`);
+    expect(rows).toEqual([{ status: 'pending', attempts: 1, lastResponseStatus: 503 }]);
+  }, SETTLED);
 }
 
 async function statusOf(subscriptionId: string): Promise<string> {
@@ -34,45 +44,38 @@ async function statusOf(subscriptionId: string): Promise<string> {
 
 describe('at most 10 subscriptions per key', () => {
   const TOO_MANY = { path: '', message: 'A key can have at most 10 webhook subscriptions' };
-  // Its own server, where no event is ever stored: these subscriptions never get a delivery.
-  let capped: TestServer;
-  beforeAll(async () => {
-    capped = await startTestServer({ env: WEBHOOK_ENV });
-  });
-  afterAll(() => capped.stop());
-
   const subscribeTo = (headers: Record<string, string>, url: string) =>
-    request<{ id: string }>(`${capped.url}/api/webhooks`, { method: 'POST', ...jsonBody({ url }, headers) });
+    request<{ id: string }>(`${quiet.url}/api/webhooks`, { method: 'POST', ...jsonBody({ url }, headers) });
 
   it('the 11th is a 422 at path "" — whether the key or one of its tokens asks — and another key has its own 10', async () => {
-    const key = await createKey(capped.url, { name: 'fan-out' });
-    const token = await exchangeForToken(capped.url, key.key);
+    const key = await createKey(quiet.url, { name: 'fan-out' });
+    const token = await exchangeForToken(quiet.url, key.key);
     for (let i = 0; i < 10; i++) {
       const response = await subscribeTo(bearer(i % 2 ? key.key : token), `https://example.com/hook/${i}`);
       expect(response.status).toBe(201);
     }
     for (const credential of [key.key, token]) {
       const refused = await subscribeTo(bearer(credential), 'https://example.com/hook/11');
-      expect(expectProblem(refused, capped.baseUrl, 'validation', 422, '/api/webhooks').errors).toEqual([TOO_MANY]);
+      expect(expectProblem(refused, quiet.baseUrl, 'validation', 422, '/api/webhooks').errors).toEqual([TOO_MANY]);
     }
-    const list = await request<{ items: { id: string }[] }>(`${capped.url}/api/webhooks`, { headers: bearer(key.key) });
+    const list = await request<{ items: { id: string }[] }>(`${quiet.url}/api/webhooks`, { headers: bearer(key.key) });
     expect(list.body.items).toHaveLength(10);
 
     // Deleting one makes room for one.
-    expect((await request(`${capped.url}/api/webhooks/${list.body.items[0]!.id}`, { method: 'DELETE', headers: bearer(key.key) })).status).toBe(204);
+    expect((await request(`${quiet.url}/api/webhooks/${list.body.items[0]!.id}`, { method: 'DELETE', headers: bearer(key.key) })).status).toBe(204);
     expect((await subscribeTo(bearer(key.key), 'https://example.com/hook/again')).status).toBe(201);
 
-    const other = await createKey(capped.url, { name: 'other' });
+    const other = await createKey(quiet.url, { name: 'other' });
     expect((await subscribeTo(bearer(other.key), 'https://example.com/hook/other')).status).toBe(201);
   });
 
   it('holds under 25 concurrent requests: exactly 10 are created', async () => {
-    const key = await createKey(capped.url, { name: 'racer' });
+    const key = await createKey(quiet.url, { name: 'racer' });
     const responses = await Promise.all(Array.from({ length: 25 }, (_, i) => subscribeTo(bearer(key.key), `https://example.com/race/${i}`)));
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 201)).toHaveLength(10);
     expect(statuses.filter((status) => status === 422)).toHaveLength(15);
-    const [row] = await rowsOf<{ n: number }>(capped, sql`select count(*)::int as n from webhook_subscriptions where owner_key_id = ${key.id}`);
+    const [row] = await rowsOf<{ n: number }>(quiet, sql`select count(*)::int as n from webhook_subscriptions where owner_key_id = ${key.id}`);
     expect(row!.n).toBe(10);
   });
 });
@@ -89,7 +92,7 @@ describe('a subscription lives as long as its key', () => {
       const created = await subscribe(bearer(key.key), { url: doomed.url });
       await submitScore(server.url, { game: 'demo', initials: 'REV', value: 1 });
       await doomed.waitFor(1);
-      await vi.waitFor(async () => expect(await deliveriesOf(created.body.id)).toEqual([{ status: 'pending', attempts: 1 }]), SETTLED);
+      await retryScheduled(created.body.id);
 
       expect((await request(`${server.url}/api/keys/${key.id}`, { method: 'DELETE', headers: bearer(key.key) })).status).toBe(204);
       expect(await statusOf(created.body.id)).toBe('disabled');
@@ -122,7 +125,7 @@ describe('a subscription lives as long as its key', () => {
       const created = await subscribe(bearer(key.key), { url: receiver.url });
       await submitScore(server.url, { game: 'demo', initials: 'EXP', value: 3 });
       await receiver.waitFor(1);
-      await vi.waitFor(async () => expect(await deliveriesOf(created.body.id)).toEqual([{ status: 'pending', attempts: 1 }]), SETTLED);
+      await retryScheduled(created.body.id);
 
       clock.advance(24 * 60 * 60 * 1000 + 1000);
       await vi.waitFor(async () => expect(await deliveriesOf(created.body.id)).toEqual([{ status: 'disabled', attempts: 1 }]), SETTLED);
@@ -144,7 +147,7 @@ describe('a subscription lives as long as its key', () => {
       const created = await subscribe(bearer(key.key), { url: receiver.url });
       await submitScore(server.url, { game: 'demo', initials: 'RET', value: 5 });
       await receiver.waitFor(1);
-      await vi.waitFor(async () => expect(await deliveriesOf(created.body.id)).toEqual([{ status: 'pending', attempts: 1 }]), SETTLED);
+      await retryScheduled(created.body.id);
       // One millisecond on (not enough for the retry to fall due): 500 keys newer than this one.
       clock.advance(1);
       for (let i = 0; i < 500; i++) await createKey(server.url, { name: `newer ${i}` });
@@ -207,10 +210,10 @@ describe('NUL characters', () => {
     [{ url: 'https://example.com/a\u0000b' }, 'url'],
     [{ url: 'https://example.com/hook', description: 'nice\u0000' }, 'description'],
   ])('%j → 422 at %s with the NUL message, nothing stored', async (body, path) => {
-    const key = await createKey(server.url, { name: 'nul' });
-    const problem = expectProblem(await subscribe(bearer(key.key), body), server.baseUrl, 'validation', 422, '/api/webhooks');
-    expect(problem.errors).toEqual([{ path, message: 'Remove the NUL character' }]);
-    const [row] = await rowsOf<{ n: number }>(server, sql`select count(*)::int as n from webhook_subscriptions where owner_key_id = ${key.id}`);
+    const key = await createKey(quiet.url, { name: 'nul' });
+    const response = await request<Problem>(`${quiet.url}/api/webhooks`, { method: 'POST', ...jsonBody(body, bearer(key.key)) });
+    expect(expectProblem(response, quiet.baseUrl, 'validation', 422, '/api/webhooks').errors).toEqual([{ path, message: 'Remove the NUL character' }]);
+    const [row] = await rowsOf<{ n: number }>(quiet, sql`select count(*)::int as n from webhook_subscriptions where owner_key_id = ${key.id}`);
     expect(row!.n).toBe(0);
   });
 });

@@ -14,7 +14,7 @@ const errorDescriptions: Record<string, string> = {
   '400': 'Bad request: a body that is not JSON, an unsupported API-Version, or a missing or malformed Idempotency-Key',
   '409': 'A request with this Idempotency-Key is still in progress',
   '401': 'Missing, malformed or invalid credentials (an invalid credential is refused on every endpoint)',
-  '403': 'The credential lacks the scope, or is a token where a key is needed, or is not the key being revoked',
+  '403': 'The credential lacks the scope, or is a token where a key is needed, or is not the key being revoked, or is a token whose key is revoked, expired or gone',
   '404': 'Not found',
   '412': 'The resource has changed (If-Match did not match)',
   '413': 'Request body larger than 64 KiB',

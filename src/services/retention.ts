@@ -1,10 +1,11 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { rowsOf } from '../db/rows.ts';
 import type { ServiceContext } from './service-context.ts';
 
 /**
  * Deletes every row beyond the first `keep` in `order` (within `where`),
- * inside the creating transaction.
+ * inside the creating transaction, and returns the ids it deleted.
  *
  * Concurrent creators cannot see each other's uncommitted rows, so each would
  * trim as if it were alone and leave extras behind. A transaction-scoped
@@ -15,16 +16,18 @@ import type { ServiceContext } from './service-context.ts';
 export async function retainFirst(
   ctx: ServiceContext,
   target: { table: PgTable; id: PgColumn; order: SQL; keep: number; lockId: number; where?: SQL },
-): Promise<void> {
+): Promise<string[]> {
   const { table, id, order, keep, lockId, where } = target;
   await ctx.db.execute(sql`select pg_advisory_xact_lock(${lockId})`);
-  await ctx.db.execute(sql`
+  const deleted = await ctx.db.execute(sql`
     delete from ${table} where ${id} in (
       select ${id} from ${table}
       ${where ? sql`where ${where}` : sql``}
       order by ${order}
       offset ${keep}
-    )`);
+    )
+    returning ${id} as id`);
+  return rowsOf<{ id: string }>(deleted).map((row) => row.id);
 }
 
 /** Advisory lock ids, one per serialised concern; any values, the same in every instance. */

@@ -9,8 +9,9 @@ export const createSubscriptionProcedure = publicProcedure
       path: '/api/webhooks',
       tags: ['webhooks'],
       summary: 'Subscribe a URL to events',
-      description: 'Deliveries are signed per Standard Webhooks with the returned secret, which is shown only here.',
-      errorResponses: [400, 413, 422],
+      description:
+        'Deliveries are signed per Standard Webhooks with the returned secret, which is shown only here. A key holds at most 10 subscriptions, which end with it (revoked, expired or removed by retention); a token whose key is gone gets 403.',
+      errorResponses: [400, 403, 413, 422],
     },
     http: { successStatus: 201, successHeaders: { 'Cache-Control': 'no-store' } },
     access: { requires: 'credentials' },

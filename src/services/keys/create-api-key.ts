@@ -4,6 +4,7 @@ import { apiKeys } from '../../db/schema/index.ts';
 import type { Scope } from '../auth/caller.ts';
 import { ADVISORY_LOCKS, retainFirst } from '../retention.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
+import { endSubscriptionsOf } from '../webhooks/subscription-lifetime.ts';
 import { generateApiKey, hashApiKey } from './api-key-secret.ts';
 
 /** SPEC "Retention": only the newest 500 keys are kept. */
@@ -38,13 +39,15 @@ export async function createApiKey({
   };
   await withTransaction(ctx, async (tx) => {
     await tx.db.insert(apiKeys).values({ ...created, keyHash: hashApiKey(key), createdAt: now });
-    await retainFirst(tx, {
+    const removed = await retainFirst(tx, {
       table: apiKeys,
       id: apiKeys.id,
       order: sql`${apiKeys.createdAt} desc, ${apiKeys.id} desc`,
       keep: KEYS_RETAINED,
       lockId: ADVISORY_LOCKS.apiKeys,
     });
+    // A subscription lives as long as its key: the keys retention removes take theirs along.
+    await endSubscriptionsOf({ ctx: tx, input: { keyIds: removed } });
   });
   return { ...created, key };
 }

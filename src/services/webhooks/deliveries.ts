@@ -2,6 +2,7 @@ import { desc, eq, sql, type SQL } from 'drizzle-orm';
 import { webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { ServiceContext } from '../service-context.ts';
+import { keyAlive } from './subscription-lifetime.ts';
 import { getSubscription } from './subscriptions.ts';
 
 export interface Delivery {
@@ -16,16 +17,17 @@ export interface Delivery {
 }
 
 /**
- * The outbox: one pending delivery per active subscription that wants this
- * event type, as an INSERT … SELECT to run in the statement that stores the
- * event (it reads the new event from a CTE named `event`), so an event is
- * never stored without its deliveries and it costs no extra round trip.
+ * The outbox: one pending delivery per active subscription, of a key still
+ * alive, that wants this event type — as an INSERT … SELECT to run in the
+ * statement that stores the event (it reads the new event from a CTE named
+ * `event`), so an event is never stored without its deliveries and it costs
+ * no extra round trip.
  */
 export function deliveriesOfEvent(type: string, payload: string): SQL {
   return sql`insert into ${webhookDeliveries} (id, subscription_id, event_id, type, payload, status, attempts, next_attempt_at, created_at)
     select gen_random_uuid(), s.id, event.id, ${type}, ${payload}, 'pending', 0, event.created_at, event.created_at
     from event, ${webhookSubscriptions} s
-    where s.status = 'active' and ${type} = any(s.events)
+    where s.status = 'active' and ${type} = any(s.events) and ${keyAlive(sql`s.owner_key_id`, sql`event.created_at`)}
     returning 1`;
 }
 

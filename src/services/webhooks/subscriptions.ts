@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq } from 'drizzle-orm';
-import { webhookSubscriptions, type WebhookSubscriptionRow } from '../../db/schema/index.ts';
+import { and, count, desc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { apiKeys, webhookSubscriptions, type WebhookSubscriptionRow } from '../../db/schema/index.ts';
 import { AppError } from '../../errors/app-error.ts';
 import type { Caller } from '../auth/caller.ts';
-import { nowInMilliseconds, type ServiceContext } from '../service-context.ts';
+import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
 import { resolveHost } from './address-guard.ts';
+import { keyAlive } from './subscription-lifetime.ts';
 import { generateWebhookSecret } from './webhook-signature.ts';
+
+/** DECISIONS "Webhook subscriptions": one score must not fan out to any number of signed POSTs. */
+export const SUBSCRIPTIONS_PER_KEY = 10;
 
 /** The event types a subscription can ask for. */
 export const EVENT_TYPES = ['score.submitted'] as const;
@@ -20,21 +24,30 @@ export interface Subscription {
   createdAt: string;
 }
 
-export function toSubscription(row: WebhookSubscriptionRow): Subscription {
+/** A stored subscription as the API shows it: disabled once its key is gone, even before the worker has noticed. */
+export function toSubscription(row: WebhookSubscriptionRow & { keyAlive: boolean }): Subscription {
   return {
     id: row.id,
     url: row.url,
     events: row.events as EventType[],
     description: row.description,
-    status: row.status,
+    status: row.keyAlive ? row.status : 'disabled',
     createdAt: row.createdAt.toISOString(),
   };
 }
 
+/** Every column, and whether the owner key is still alive. */
+function withKeyAlive(ctx: ServiceContext) {
+  return { ...getTableColumns(webhookSubscriptions), keyAlive: sql<boolean>`${keyAlive(webhookSubscriptions.ownerKeyId, sql`${nowInMilliseconds(ctx).toISOString()}::timestamptz`)}` };
+}
+
 /**
- * Registers a receiver for the caller's key. The URL's host must not resolve
- * to a loopback, private or link-local address (SSRF), unless the deployment
- * allows it. The signing secret is returned here and never again.
+ * Registers a receiver for the caller's key. The URL's host must resolve to
+ * public addresses only (SSRF), unless the deployment allows private ones. A
+ * key holds at most 10 subscriptions, and only while it is alive: its row is
+ * locked while they are counted, so concurrent requests take turns and
+ * cannot pass the cap together. The signing secret is returned here and
+ * never again.
  */
 export async function createSubscription({
   ctx,
@@ -49,25 +62,43 @@ export async function createSubscription({
       throw new AppError('validation', { detail: `url: ${resolved.refused}.`, errors: [{ path: 'url', message: resolved.refused }] });
     }
   }
-  const [row] = await ctx.db
-    .insert(webhookSubscriptions)
-    .values({
-      id: randomUUID(),
-      ownerKeyId: input.caller.keyId,
-      url: input.url,
-      events: [...new Set(input.events ?? EVENT_TYPES)],
-      description: input.description ?? null,
-      secret: generateWebhookSecret(),
-      status: 'active',
-      createdAt: nowInMilliseconds(ctx),
-    })
-    .returning();
-  return { ...toSubscription(row!), secret: row!.secret };
+  const now = nowInMilliseconds(ctx);
+  const row = await withTransaction(ctx, async (tx) => {
+    const [key] = await tx.db
+      .select({ revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, input.caller.keyId))
+      .for('update');
+    if (!key || key.revokedAt !== null || key.expiresAt <= now) {
+      // A token outlives its key by up to 15 minutes; a subscription may not outlive it at all.
+      throw new AppError('forbidden', { detail: 'The key behind this token is revoked, expired or gone; a subscription cannot outlive its key.' });
+    }
+    const [held] = await tx.db.select({ count: count() }).from(webhookSubscriptions).where(eq(webhookSubscriptions.ownerKeyId, input.caller.keyId));
+    if ((held?.count ?? 0) >= SUBSCRIPTIONS_PER_KEY) {
+      const message = `A key can have at most ${SUBSCRIPTIONS_PER_KEY} webhook subscriptions`;
+      throw new AppError('validation', { detail: `${message}; delete one to add another.`, errors: [{ path: '', message }] });
+    }
+    const [inserted] = await tx.db
+      .insert(webhookSubscriptions)
+      .values({
+        id: randomUUID(),
+        ownerKeyId: input.caller.keyId,
+        url: input.url,
+        events: [...new Set(input.events ?? EVENT_TYPES)],
+        description: input.description ?? null,
+        secret: generateWebhookSecret(),
+        status: 'active',
+        createdAt: now,
+      })
+      .returning();
+    return inserted!;
+  });
+  return { ...toSubscription({ ...row, keyAlive: true }), secret: row.secret };
 }
 
 export async function listSubscriptions({ ctx, input }: { ctx: ServiceContext; input: { caller: Caller } }): Promise<Subscription[]> {
   const rows = await ctx.db
-    .select()
+    .select(withKeyAlive(ctx))
     .from(webhookSubscriptions)
     .where(eq(webhookSubscriptions.ownerKeyId, input.caller.keyId))
     .orderBy(desc(webhookSubscriptions.createdAt), desc(webhookSubscriptions.id));
@@ -77,7 +108,7 @@ export async function listSubscriptions({ ctx, input }: { ctx: ServiceContext; i
 /** One of the caller's subscriptions; another key's is as good as missing (404, not 403). */
 export async function getSubscription({ ctx, input }: { ctx: ServiceContext; input: { caller: Caller; id: string } }): Promise<Subscription> {
   const [row] = await ctx.db
-    .select()
+    .select(withKeyAlive(ctx))
     .from(webhookSubscriptions)
     .where(and(eq(webhookSubscriptions.id, input.id), eq(webhookSubscriptions.ownerKeyId, input.caller.keyId)));
   if (!row) throw subscriptionNotFound(input.id);

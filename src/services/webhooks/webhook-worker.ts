@@ -1,8 +1,10 @@
-import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { rowsOf } from '../../db/rows.ts';
 import { webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.ts';
 import type { EventDispatcher } from '../events/event-dispatcher.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { sendWebhook, USER_AGENT, type SendOutcome } from './send-webhook.ts';
+import { keyAlive } from './subscription-lifetime.ts';
 import { signWebhook } from './webhook-signature.ts';
 
 /** Deliveries claimed per round; each round sends them side by side. */
@@ -84,37 +86,39 @@ export class WebhookWorker implements EventDispatcher {
     }
   }
 
+  /**
+   * One statement: locks up to a batch of due deliveries, leases those whose
+   * key is alive (one more attempt each) and ends those whose key is not —
+   * the delivery and its subscription disabled, nothing sent (DECISIONS "a
+   * subscription lives as long as its key"). Only locked rows are touched, so
+   * workers on several instances never wait on each other in a cycle.
+   */
   private async claim(): Promise<Claimed[]> {
-    const { settings, clock } = this.service;
-    const now = clock.now();
-    const leaseEnd = new Date(now.getTime() + 2 * settings.webhooks.timeoutMs + 5_000);
-    const due = this.service.db
-      .select({ id: webhookDeliveries.id })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, now)))
-      .orderBy(webhookDeliveries.nextAttemptAt)
-      .limit(CLAIM_BATCH)
-      .for('update', { skipLocked: true });
-    const rows = await this.service.db
-      .update(webhookDeliveries)
-      .set({ nextAttemptAt: leaseEnd, attempts: sql`${webhookDeliveries.attempts} + 1` })
-      .where(inArray(webhookDeliveries.id, due))
-      .returning({
-        id: webhookDeliveries.id,
-        subscriptionId: webhookDeliveries.subscriptionId,
-        payload: webhookDeliveries.payload,
-        attempts: webhookDeliveries.attempts,
-      });
-    if (rows.length === 0) return [];
-    const subscriptions = await this.service.db
-      .select({ id: webhookSubscriptions.id, url: webhookSubscriptions.url, secret: webhookSubscriptions.secret })
-      .from(webhookSubscriptions)
-      .where(inArray(webhookSubscriptions.id, rows.map((row) => row.subscriptionId)));
-    const byId = new Map(subscriptions.map((subscription) => [subscription.id, subscription]));
-    return rows.flatMap((row) => {
-      const subscription = byId.get(row.subscriptionId);
-      return subscription ? [{ ...row, url: subscription.url, secret: subscription.secret }] : [];
-    });
+    const { settings, clock, db } = this.service;
+    const now = clock.now().toISOString();
+    const leaseEnd = new Date(clock.now().getTime() + 2 * settings.webhooks.timeoutMs + 5_000).toISOString();
+    const result = await db.execute(sql`
+      with due as (
+        select d.id, d.subscription_id, ${keyAlive(sql`s.owner_key_id`, sql`${now}::timestamptz`)} as alive
+        from ${webhookDeliveries} d join ${webhookSubscriptions} s on s.id = d.subscription_id
+        where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
+        order by d.next_attempt_at
+        limit ${CLAIM_BATCH}
+        for update of d skip locked
+      ), ended_subscriptions as (
+        update ${webhookSubscriptions} set status = 'disabled'
+        where status = 'active' and id in (select subscription_id from due where not alive)
+      ), ended as (
+        update ${webhookDeliveries} set status = 'disabled', next_attempt_at = null
+        where id in (select id from due where not alive)
+      ), claimed as (
+        update ${webhookDeliveries} set next_attempt_at = ${leaseEnd}::timestamptz, attempts = attempts + 1
+        where id in (select id from due where alive)
+        returning id, subscription_id, payload, attempts
+      )
+      select claimed.id, claimed.subscription_id as "subscriptionId", claimed.payload, claimed.attempts, s.url, s.secret
+      from claimed join ${webhookSubscriptions} s on s.id = claimed.subscription_id`);
+    return rowsOf<Claimed>(result);
   }
 
   private async attempt(delivery: Claimed): Promise<void> {
@@ -136,11 +140,15 @@ export class WebhookWorker implements EventDispatcher {
     await this.record(delivery, outcome);
   }
 
-  /** Only the attempt that holds the lease (its attempt number) may record the result. */
+  /**
+   * Only the attempt that holds the lease (its attempt number) may record the
+   * result, and only while the delivery is pending: one ended meanwhile (its
+   * key revoked) stays ended.
+   */
   private async record(delivery: Claimed, outcome: SendOutcome): Promise<void> {
     const { db, clock, settings } = this.service;
     const status = 'status' in outcome ? outcome.status : null;
-    const ours = and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempts, delivery.attempts));
+    const ours = and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempts, delivery.attempts), eq(webhookDeliveries.status, 'pending'));
     if (status !== null && status >= 200 && status < 300) {
       await db.update(webhookDeliveries).set({ status: 'delivered', lastResponseStatus: status, nextAttemptAt: null }).where(ours);
       return;
