@@ -56,7 +56,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   service.dispatcher = webhooks;
   webhooks.start();
   const poller = new EventPoller(service, config.sse.pollMs, (error) => log.error({ err: error }, 'event poll failed'));
-  const scoreStreams = createScoreStreams({ service, poller, streamMs: config.sse.streamMs, keepAliveMs: config.sse.keepAliveMs, log });
+  const scoreStreams = createScoreStreams({ service, poller, ...config.sse, log });
   const handler = createRequestHandler({
     router: appRouter,
     service,

@@ -43,6 +43,7 @@ const environmentSchema = z.object({
   SSE_STREAM_MS: positiveInteger('milliseconds, default 25000').default(25000),
   SSE_POLL_MS: positiveInteger('milliseconds, default 1000').default(1000),
   SSE_KEEPALIVE_MS: positiveInteger('milliseconds, default 10000').default(10000),
+  SSE_MAX_STREAMS_PER_CLIENT: positiveInteger('default 100').default(100),
   TRUST_PROXY: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   WEBHOOK_RETRY_SCHEDULE_MS: z
@@ -79,7 +80,8 @@ export interface Config {
   database: { kind: 'postgres'; url: string; pool: PoolSettings } | { kind: 'pglite'; dataDir: string };
   jwtSecret: string | undefined;
   rateLimits: { taskWritesAnonymous: number; keysPerHour: number; scoresPerMinute: number };
-  sse: { streamMs: number; pollMs: number; keepAliveMs: number };
+  /** `maxStreamsPerClient`: open score streams one client may hold on one instance (DECISIONS "Score streams"). */
+  sse: { streamMs: number; pollMs: number; keepAliveMs: number; maxStreamsPerClient: number };
   trustProxy: boolean;
   webhooks: { allowPrivate: boolean; retryScheduleMs: number[]; pollMs: number; timeoutMs: number };
   /** SPEC: a first attempt older than this (60 s) no longer holds its Idempotency-Key. */
@@ -138,7 +140,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       keysPerHour: env.RATE_LIMIT_KEYS_PER_HOUR,
       scoresPerMinute: env.RATE_LIMIT_SCORES_PER_MINUTE,
     },
-    sse: { streamMs: env.SSE_STREAM_MS, pollMs: env.SSE_POLL_MS, keepAliveMs: env.SSE_KEEPALIVE_MS },
+    sse: { streamMs: env.SSE_STREAM_MS, pollMs: env.SSE_POLL_MS, keepAliveMs: env.SSE_KEEPALIVE_MS, maxStreamsPerClient: env.SSE_MAX_STREAMS_PER_CLIENT },
     trustProxy: env.TRUST_PROXY === 'true',
     webhooks: {
       allowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true',

@@ -11,7 +11,7 @@ describe('loadConfig', () => {
       baseUrl: 'http://localhost:3000',
       database: { kind: 'pglite', dataDir: '.data/pglite' },
       rateLimits: { taskWritesAnonymous: 30, keysPerHour: 5, scoresPerMinute: 10 },
-      sse: { streamMs: 25000, pollMs: 1000, keepAliveMs: 10000 },
+      sse: { streamMs: 25000, pollMs: 1000, keepAliveMs: 10000, maxStreamsPerClient: 100 },
       trustProxy: false,
       webhooks: {
         allowPrivate: false,
@@ -55,6 +55,7 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_KEYS_PER_HOUR', '-3', /^Invalid configuration: RATE_LIMIT_KEYS_PER_HOUR must be a positive integer/],
     ['RATE_LIMIT_SCORES_PER_MINUTE', '2.5', /^Invalid configuration: RATE_LIMIT_SCORES_PER_MINUTE must be a positive integer/],
     ['SSE_STREAM_MS', 'soon', /^Invalid configuration: SSE_STREAM_MS must be a positive integer/],
+    ['SSE_MAX_STREAMS_PER_CLIENT', '0', /^Invalid configuration: SSE_MAX_STREAMS_PER_CLIENT must be a positive integer/],
     ['TRUST_PROXY', 'yes', /^Invalid configuration: TRUST_PROXY must be true or false/],
     ['WEBHOOK_ALLOW_PRIVATE', '1', /^Invalid configuration: WEBHOOK_ALLOW_PRIVATE must be true or false/],
     ['WEBHOOK_RETRY_SCHEDULE_MS', '5,x', /^Invalid configuration: WEBHOOK_RETRY_SCHEDULE_MS must be a comma-separated list/],

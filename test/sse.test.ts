@@ -11,7 +11,8 @@ import { startTestServer, type TestServer } from './support/test-server.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ env: { SSE_POLL_MS: '50', SSE_KEEPALIVE_MS: '60000', SSE_STREAM_MS: '60000' } });
+  // 500 streams from this one address in one test: one client, as far as the per-client cap goes.
+  server = await startTestServer({ env: { SSE_POLL_MS: '50', SSE_KEEPALIVE_MS: '60000', SSE_STREAM_MS: '60000', SSE_MAX_STREAMS_PER_CLIENT: '1000' } });
 });
 afterAll(() => server.stop());
 

@@ -3,7 +3,7 @@ import type { AnyTRPCRouter } from '@trpc/server';
 import { AppError } from '../errors/app-error.ts';
 import { appErrorOf } from '../errors/app-error-of.ts';
 import type { ServiceContext } from '../services/service-context.ts';
-import type { Context } from '../trpc.ts';
+import { clientIdOf, type Context } from '../trpc.ts';
 import { authenticateRequest } from './authenticate-request.ts';
 import { clientAddressOf } from './client-address.ts';
 import { GRAPHQL_PATH, type GraphQLEndpoint } from './graphql-endpoint.ts';
@@ -107,7 +107,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       if (reading && pathname.startsWith(DOCS_ASSETS) && serveDocsAsset(res, pathname.slice(DOCS_ASSETS.length))) return;
       const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
       if (method === 'GET' && pathname === SCORE_STREAM_PATH) {
-        await scoreStreams.serve(req, res, query);
+        await scoreStreams.serve(req, res, query, clientIdOf(ctx));
         return;
       }
       const match = matchRoute(routes, method, pathname);

@@ -39,6 +39,9 @@ export const scoreStreamOpenApi: ZodOpenApiPathItemObject = {
         'WWW-Authenticate': { required: true, schema: { type: 'string' }, description: 'Bearer challenge with error="invalid_token"' },
       }),
       '422': problem('Unknown game or bad limit'),
+      '429': problem('This client already holds SSE_MAX_STREAMS_PER_CLIENT open streams (default 100) on this instance', {
+        'Retry-After': { required: true, schema: { type: 'string' }, description: 'Always 5' },
+      }),
       '500': problem('Unexpected failure'),
       '503': problem('The database cannot be reached right now, so the stream cannot start; a stream already open ends instead', {
         'Retry-After': { required: true, schema: { type: 'string' }, description: 'Always 1' },

@@ -18,17 +18,25 @@ export const RETRY_MS = 3000;
 
 const numericQuery = numericFieldsOf(leaderboardQuerySchema);
 
+/** DECISIONS "Score streams": how long a client refused for too many open streams should wait. */
+export const STREAMS_RETRY_AFTER_SECONDS = 5;
+
 export interface ScoreStreamsOptions {
   service: ServiceContext;
   poller: EventPoller;
   streamMs: number;
   keepAliveMs: number;
+  /** Open streams one client (`key:<id>` or `ip:<address>`) may hold on this instance. */
+  maxStreamsPerClient: number;
   log: Logger;
 }
 
 export interface ScoreStreams {
-  /** Rejects, before anything is sent, when the stream cannot start (bad query, database out of reach). */
-  serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void>;
+  /**
+   * Rejects, before anything is sent, when the stream cannot start: the
+   * client holds too many already (429), a bad query, the database out of reach.
+   */
+  serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, client: string): Promise<void>;
   /** Ends every open stream (shutdown). */
   closeAll(): void;
   readonly openCount: number;
@@ -40,8 +48,30 @@ export interface ScoreStreams {
  * per-stream work is only filtering its batches and, when its game moved,
  * one leaderboard read shared by all streams of that board.
  */
-export function createScoreStreams({ service, poller, streamMs, keepAliveMs, log }: ScoreStreamsOptions): ScoreStreams {
+export function createScoreStreams({ service, poller, streamMs, keepAliveMs, maxStreamsPerClient, log }: ScoreStreamsOptions): ScoreStreams {
   const open = new Set<() => void>();
+  /** Open (or opening) streams per client. */
+  const heldBy = new Map<string, number>();
+
+  /** Takes one of the client's stream slots, or refuses; returns how to give it back (once). */
+  function reserveSlot(client: string): () => void {
+    const held = heldBy.get(client) ?? 0;
+    if (held >= maxStreamsPerClient) {
+      throw new AppError('rate-limited', {
+        detail: `At most ${maxStreamsPerClient} score streams may be open at once per client (SSE_MAX_STREAMS_PER_CLIENT); close one, or retry in ${STREAMS_RETRY_AFTER_SECONDS} seconds.`,
+        headers: { 'Retry-After': String(STREAMS_RETRY_AFTER_SECONDS) },
+      });
+    }
+    heldBy.set(client, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (heldBy.get(client) ?? 1) - 1;
+      if (left === 0) heldBy.delete(client);
+      else heldBy.set(client, left);
+    };
+  }
   const boards = new Map<string, { upTo: number; board: Promise<Leaderboard> }>();
 
   /** One read per board and poll, however many streams watch it. */
@@ -55,7 +85,18 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, log
     return board;
   }
 
-  async function serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
+  async function serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, client: string): Promise<void> {
+    // Like a rate limit, the cap answers before the query is judged.
+    const release = reserveSlot(client);
+    try {
+      await start(req, res, query, release);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  async function start(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, release: () => void): Promise<void> {
     const parsed = leaderboardQuerySchema.safeParse(queryInput(query, numericQuery));
     if (!parsed.success) {
       const errors = toFieldErrors(parsed.error.issues);
@@ -78,7 +119,10 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, log
       const board = await getLeaderboard({ ctx: service, input: { game, limit } });
       first = sseMessage({ event: 'board', id: lastSeen, retry: RETRY_MS, data: JSON.stringify(board) });
     }
-    if (res.destroyed) return;
+    if (res.destroyed) {
+      release();
+      return;
+    }
 
     res.writeHead(200, {
       'Content-Type': 'text/event-stream',
@@ -106,6 +150,7 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, log
       clearTimeout(endOfStream);
       unsubscribe();
       open.delete(close);
+      release();
       res.end();
     };
 
