@@ -66,7 +66,7 @@ describe('a NUL character (U+0000) in a title is a validation error at that fiel
   });
 });
 
-describe('other odd characters are stored as sent, never a 500', () => {
+describe('other odd characters: stored as sent when they are Unicode text, refused when not; never a 500', () => {
   it.each([
     ['control characters', '\u0001\u0007\u001b[31m\u007f'],
     ['a byte order mark and zero-width characters', '\uFEFF\u200B\u200D'],
@@ -78,13 +78,19 @@ describe('other odd characters are stored as sent, never a 500', () => {
     expect(response.body.title).toBe(title.trim());
   });
 
-  it('a lone surrogate is stored as U+FFFD (what a UTF-8 database can hold), and answered the same way every time', async () => {
-    const response = await request<{ id: string; title: string }>(`${server.url}/api/tasks`, { method: 'POST', body: '{"title":"a\\ud800b"}', headers: { 'content-type': 'application/json' } });
+  it.each(['a\\ud800b', '\\udfff\\udfff', '\\udc00\\ud800', 'x\\ud83d'])('an unpaired surrogate (%s) is not Unicode text: 422 at the field, nothing written', async (escaped) => {
+    const before = await storedTasks();
+    const response = await request(`${server.url}/api/tasks`, { method: 'POST', body: `{"title":"${escaped}"}`, headers: { 'content-type': 'application/json' } });
+    expect(expectProblem(response, server.baseUrl, 'validation', 422, '/api/tasks').errors).toEqual([
+      { path: 'title', message: 'Remove the unpaired surrogate (this is not valid Unicode text)' },
+    ]);
+    expect(await storedTasks()).toBe(before);
+  });
+
+  it('a surrogate pair is a character like any other', async () => {
+    const response = await request<{ title: string }>(`${server.url}/api/tasks`, { method: 'POST', body: '{"title":"\\ud83d\\ude00"}', headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(201);
-    expect(response.body.title).toBe('a\uFFFDb');
-    const read = await request<{ title: string }>(`${server.url}/api/tasks/${response.body.id}`);
-    expect(read.body.title).toBe('a\uFFFDb');
-    expect(read.headers.get('etag')).toBe(response.headers.get('etag'));
+    expect(response.body.title).toBe('😀');
   });
 });
 

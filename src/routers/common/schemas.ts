@@ -9,14 +9,22 @@ function codePoints(value: string): number {
 
 /** DECISIONS "NUL characters": PostgreSQL text cannot hold U+0000, so no input may carry one. */
 export const NUL_MESSAGE = 'Remove the NUL character';
+export const UNPAIRED_SURROGATE_MESSAGE = 'Remove the unpaired surrogate (this is not valid Unicode text)';
+
+/** A UTF-16 surrogate without its partner: JSON can carry one (`"\ud800"`), Unicode text cannot. */
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * The base of every string the service takes in and may store. U+0000 is
- * refused first, and alone: the field gets that one message, whatever else
- * is wrong with it.
+ * refused first, then text that is not valid Unicode (an unpaired surrogate:
+ * the PostgreSQL driver would store U+FFFD instead, PGlite's fails), each
+ * alone: the field gets that one message, whatever else is wrong with it.
  */
 export function text(params?: Parameters<typeof z.string>[0]) {
-  return z.string(params).refine((value) => !value.includes('\u0000'), { message: NUL_MESSAGE, abort: true });
+  return z
+    .string(params)
+    .refine((value) => !value.includes('\u0000'), { message: NUL_MESSAGE, abort: true })
+    .refine((value) => !UNPAIRED_SURROGATE.test(value), { message: UNPAIRED_SURROGATE_MESSAGE, abort: true });
 }
 
 /** A path or body id: any 8-4-4-4-12 hex UUID, as PostgreSQL's uuid type accepts. */
