@@ -2,24 +2,30 @@ import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from './support/db-rows.ts';
-import { fuzzCase, operationsOf, type Credentials, type Operation } from './support/fuzz-requests.ts';
+import { fuzzCase, nestedJson, oddText, operationsOf, type Credentials, type Operation } from './support/fuzz-requests.ts';
 import { createKey, exchangeForToken } from './support/keys-client.ts';
+import { graphql } from './support/graphql-client.ts';
+import { jsonBody, request } from './support/http.ts';
+import { captureLog, ERROR_LEVEL } from './support/log-capture.ts';
 import { problemTitles } from './support/problem.ts';
 import { sendRaw, type RawResponse } from './support/raw-http.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
 
-/** The issue asks for at least 5000 hostile requests per run; these three properties send 5200. */
+/** At least 5000 hostile requests per run over all three transports: these three properties send 5600. */
 const REST_RUNS = 4000;
-const GRAPHQL_RUNS = 600;
-const TRPC_RUNS = 600;
+const GRAPHQL_RUNS = 800;
+const TRPC_RUNS = 800;
 /** Reproducible by default; FUZZ_SEED explores further. */
 const seed = Number(process.env.FUZZ_SEED ?? 20261122);
 
 let server: TestServer;
 let operations: Operation[];
 let credentials: Credentials;
+/** Everything the service logs during the sweep: it must hold no error. */
+const captured = captureLog('warn');
 beforeAll(async () => {
   server = await startTestServer({
+    log: captured.log,
     env: {
       RATE_LIMIT_KEYS_PER_HOUR: '1000000',
       // Streams end at once, so that the fuzzer reads every answer to its end.
@@ -49,6 +55,15 @@ async function storedState(): Promise<string> {
       (select count(*) || '/' || count(*) filter (where state = 'completed') from idempotency_records) as idempotency`,
   );
   return JSON.stringify(state);
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function jsonOf(response: RawResponse): unknown {
@@ -84,10 +99,15 @@ describe('hostile input, driven by the OpenAPI document', () => {
           expect(response.headers['content-type']).toBeUndefined();
           return;
         }
-        // A path that no longer matches its template (an id with a slash in it) is simply another path: 404.
-        const allowed = new Set([...operation.documented, ...(operation.pathParameters.length > 0 ? [404] : [])]);
-        expect(allowed.has(response.status), `${request.method} ${request.target} answered ${response.status}`).toBe(true);
         if (response.status >= 400) expectWellFormedProblem(response, rawPath);
+        // A path that no longer matches its template (an empty id, an id with a slash) is another path,
+        // answered by another route or none: held to the general rules only.
+        if (!operation.pattern.test(rawPath)) return;
+        expect(operation.documented.has(response.status), `${request.method} ${request.target} answered ${response.status}`).toBe(true);
+        // What a client generated from the document validates: every header it marks required is there.
+        for (const name of operation.requiredHeaders.get(response.status) ?? []) {
+          expect(response.headers[name], `${request.method} ${request.target} ${response.status} without ${name}`).toBeDefined();
+        }
         if (response.status === 304) expect(response.body.length).toBe(0);
         if (write && response.status >= 400) expect(await storedState()).toBe(before);
       }),
@@ -95,16 +115,32 @@ describe('hostile input, driven by the OpenAPI document', () => {
     );
   }, 300_000);
 
-  it(`${GRAPHQL_RUNS} random GraphQL requests answer in GraphQL's envelope, never a 500`, async () => {
+  it(`${GRAPHQL_RUNS} random GraphQL requests — aliases, wide and deep documents, odd and deep variables — answer in GraphQL's envelope, never a 500`, async () => {
     const fields = ['tasks', 'task', 'createTask', 'leaderboard', 'id', 'title', 'done', 'entries', '__schema', '__typename'];
+    const rootField = fc.constantFrom('tasks(limit: 1) { id }', 'leaderboard(game: demo) { name }', '__typename', 'task(id: "00000000-0000-0000-0000-000000000000") { id }');
+    const aliased = (field: fc.Arbitrary<string>, operation: string) =>
+      fc.array(field, { minLength: 1, maxLength: 30 }).map((list) => `${operation} { ${list.map((f, i) => `a${i}: ${f}`).join(' ')} }`);
     const query = fc.oneof(
       fc.string({ maxLength: 200 }),
       fc.array(fc.constantFrom(...fields, '{', '}', '(', ')', ':', '$x', 'limit: 5', 'id: "x"', '...', 'mutation', 'query', '@skip(if: true)'), { maxLength: 40 }).map((tokens) => tokens.join(' ')),
       fc.integer({ min: 1, max: 60 }).map((depth) => `{ ${'tasks { '.repeat(depth)}id${' }'.repeat(depth)} }`),
+      aliased(rootField, 'query'),
+      aliased(oddText.map((title) => `createTask(title: ${JSON.stringify(title)}) { id }`), 'mutation'),
+      fc.constant('mutation($t: String!) { createTask(title: $t) { id } }'),
       fc.constant('x'.repeat(4001)),
     );
+    // As JSON text: a deep value is spliced in, never serialised by this process (its stack would overflow).
+    const variables = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)),
+      oddText.map((t) => JSON.stringify({ t })),
+      fc.tuple(fc.integer({ min: 60, max: 5000 }), fc.constantFrom<'array' | 'object'>('array', 'object')).map(([depth, kind]) => `{"t":${nestedJson(depth, kind)}}`),
+    );
     const body = fc.oneof(
-      fc.record({ query, variables: fc.option(fc.jsonValue({ maxDepth: 3 }), { nil: undefined }), operationName: fc.option(fc.string(), { nil: undefined }) }).map((value) => Buffer.from(JSON.stringify(value))),
+      fc
+        .record({ query, variables: fc.option(variables, { nil: undefined }), operationName: fc.option(fc.string(), { nil: undefined }) })
+        .map(({ query: document, variables: values, operationName }) =>
+          Buffer.from(`{"query":${JSON.stringify(document)}${values === undefined ? '' : `,"variables":${values}`}${operationName === undefined ? '' : `,"operationName":${JSON.stringify(operationName)}`}}`),
+        ),
       fc.jsonValue({ maxDepth: 3 }).map((value) => Buffer.from(JSON.stringify(value))),
       fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
     );
@@ -122,33 +158,57 @@ describe('hostile input, driven by the OpenAPI document', () => {
         });
         expect([200, 400, 401, 405, 413, 429]).toContain(response.status);
         expect(response.headers['content-type']).toBe('application/graphql-response+json; charset=utf-8');
-        const answer = jsonOf(response) as { data?: unknown; errors?: { message: string }[] };
+        expect(response.headers['ratelimit-policy']).toBeDefined();
+        const answer = jsonOf(response) as { data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] };
         expect(answer.data !== undefined || Array.isArray(answer.errors)).toBe(true);
-        for (const error of answer.errors ?? []) expect(typeof error.message).toBe('string');
+        for (const error of answer.errors ?? []) {
+          expect(typeof error.message).toBe('string');
+          expect(error.extensions?.code).not.toBe('INTERNAL_SERVER_ERROR');
+        }
         if (response.status !== 200 || answer.data === undefined || answer.data === null) expect(await storedState()).toBe(before);
       }),
       { numRuns: GRAPHQL_RUNS, seed, endOnFailure: true },
     );
   }, 300_000);
 
-  it(`${TRPC_RUNS} random tRPC calls answer in tRPC's envelope, never a 500`, async () => {
-    const procedure = fc.oneof(fc.constantFrom('tasks.newest', 'tasks.byId', 'tasks.create', 'scores.top', 'nope', 'tasks', '__proto__'), fc.string({ maxLength: 10 }).map(encodeURIComponent));
-    const input = fc.oneof(fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)), fc.string({ maxLength: 40 }));
+  it(`${TRPC_RUNS} random tRPC calls — batches, every method, odd and deep input — answer in tRPC's envelope, never a 500`, async () => {
+    const name = fc.oneof(fc.constantFrom('tasks.newest', 'tasks.byId', 'tasks.create', 'scores.top', 'scores.submit', 'keys.create', 'nope', 'tasks', '__proto__'), fc.string({ maxLength: 10 }).map(encodeURIComponent));
+    const names = fc.oneof({ weight: 3, arbitrary: name.map((one) => [one]) }, { weight: 1, arbitrary: fc.array(name, { minLength: 2, maxLength: 15 }) });
+    const input = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)),
+      fc.string({ maxLength: 40 }),
+      oddText.map((odd) => JSON.stringify({ title: odd, name: odd, limit: 1 })),
+      fc.tuple(fc.integer({ min: 60, max: 5000 }), fc.constantFrom<'array' | 'object'>('array', 'object')).map(([depth, kind]) => `{"title":${nestedJson(depth, kind)}}`),
+    );
+    const method = fc.constantFrom('GET', 'GET', 'POST', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE');
     await fc.assert(
-      fc.asyncProperty(procedure, input, fc.constantFrom('GET', 'POST'), fc.boolean(), async (name, payload, method, batch) => {
+      fc.asyncProperty(names, input, method, fc.boolean(), async (procedures, payload, verb, batch) => {
         const before = await storedState();
-        const path = `/api/trpc/${name}${batch ? '?batch=1' : ''}`;
-        const target = method === 'GET' ? `${path}${batch ? '&' : '?'}input=${encodeURIComponent(payload)}` : path;
+        const batched = batch || procedures.length > 1;
+        const path = `/api/trpc/${procedures.join(',')}${batched ? '?batch=1' : ''}`;
+        // Spliced as text: re-serialising a deep payload would overflow this process's own stack.
+        const asJson = isJson(payload) ? payload : JSON.stringify(payload);
+        const sent = batched ? `{${procedures.map((_, i) => `"${i}":${asJson}`).join(',')}}` : payload;
+        const target = verb === 'GET' || verb === 'HEAD' ? `${path}${batched ? '&' : '?'}input=${encodeURIComponent(sent)}` : path;
         const response = await sendRaw(server.url, {
-          method,
+          method: verb,
           target,
-          headers: [['Content-Type', 'application/json']],
-          body: method === 'POST' ? Buffer.from(payload) : undefined,
+          headers: [
+            ['Content-Type', 'application/json'],
+            ['Idempotency-Key', 'fuzz'],
+          ],
+          body: verb === 'GET' || verb === 'HEAD' || verb === 'TRACE' ? undefined : Buffer.from(sent),
         });
-        expect(response.status, `${method} ${target}`).toBeLessThan(500);
-        if (name === '') {
+        expect(response.status, `${verb} ${target}`).toBeLessThan(500);
+        // A query string past node:http's 16 KiB header limit never reaches the service.
+        if (response.status === 431) return;
+        if (procedures.join(',') === '') {
           // /api/trpc/ names no procedure: the REST side's not-found problem.
-          expectWellFormedProblem(response, '/api/trpc/');
+          if (verb !== 'HEAD') expectWellFormedProblem(response, '/api/trpc/');
+          return;
+        }
+        if (verb === 'HEAD') {
+          expect(response.body.length).toBe(0);
           return;
         }
         const answers = [jsonOf(response)].flat() as { result?: unknown; error?: { message: string; code: number; data: { code: string; httpStatus: number } } }[];
@@ -159,9 +219,20 @@ describe('hostile input, driven by the OpenAPI document', () => {
             expect(answer.error.data.httpStatus).toBeLessThan(500);
           }
         }
+        if (!['GET', 'POST'].includes(verb)) expect(response.status).toBe(405);
+        else if (batched && procedures.length > 10) expect(response.status).toBe(400);
         if (response.status >= 400) expect(await storedState()).toBe(before);
       }),
       { numRuns: TRPC_RUNS, seed, endOnFailure: true },
     );
   }, 300_000);
+
+  it('leaves the service healthy: every transport still serves, and nothing was logged as an error', async () => {
+    expect((await request(`${server.url}/api/health`)).status).toBe(200);
+    expect((await request(`${server.url}/api/tasks`, { method: 'POST', ...jsonBody({ title: 'after the sweep' }) })).status).toBe(201);
+    expect((await request(`${server.url}/api/trpc/tasks.newest?input=${encodeURIComponent('{"limit":1}')}`)).status).toBe(200);
+    expect((await graphql(server.url, { query: '{ tasks(limit: 1) { id } }' }, { 'X-Forwarded-For': '192.0.2.200' })).status).toBe(200);
+    const errors = captured.entries().filter((entry) => entry.level >= ERROR_LEVEL);
+    expect(errors.map((entry) => `${entry.msg}: ${entry.err?.message ?? ''}`)).toEqual([]);
+  });
 });

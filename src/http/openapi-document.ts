@@ -115,11 +115,13 @@ function correctResponses(
   }
 
   // Any route can meet an invalid credential (401), an unexpected failure (500) or a database out of reach (503).
-  const errorStatuses = new Set([...declaredErrors, '401', '500', '503']);
+  const errorStatuses = new Set([...declaredErrors, ...BEFORE_THE_ROUTE]);
   if (access.requires && access.requires !== 'credentials') errorStatuses.add('403');
   if (access.rateLimit) errorStatuses.add('429');
   for (const code of [...errorStatuses].sort()) {
-    const headers: JsonObject = { ...fixedHeaders };
+    // What the route adds once reached is certain only on answers the route alone gives.
+    const routeHeaders = { ...fixedHeaders, ...(access.rateLimit ? limitHeaders : {}) };
+    const headers: JsonObject = BEFORE_THE_ROUTE.has(code) ? optional(routeHeaders) : routeHeaders;
     if (code === '401' || code === '403') {
       headers['WWW-Authenticate'] = header('Bearer challenge: realm, and error / error_description / scope as RFC 6750 says', undefined, code === '401');
     }
@@ -129,7 +131,6 @@ function correctResponses(
       // POST /api/token's other 503, no signing secret configured, is not worth a retry and carries no Retry-After.
       Object.assign(headers, { 'Retry-After': header('1 when the database is out of reach: retry in a second', { type: 'integer', const: 1 }, !declaredErrors.includes('503')) });
     }
-    if (access.rateLimit && code !== '401' && code !== '503') Object.assign(headers, limitHeaders);
     const signingSecret = code === '503' && declaredErrors.includes('503');
     corrected[code] = {
       description: signingSecret
@@ -140,6 +141,18 @@ function correctResponses(
     };
   }
   return corrected;
+}
+
+/**
+ * Answers that can come before the route runs: a credential that fails is
+ * refused before routing (401), and an unexpected failure (500) or the
+ * database out of reach (503) can happen there too. On them, the headers the
+ * route adds (its fixed headers, its RateLimit count) may be missing.
+ */
+const BEFORE_THE_ROUTE = new Set(['401', '500', '503']);
+
+function optional(headers: JsonObject): JsonObject {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, { ...(value as JsonObject), required: false }]));
 }
 
 function constantHeaders(headers: Record<string, string> = {}): JsonObject {

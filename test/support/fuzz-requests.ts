@@ -6,18 +6,36 @@ export interface Operation {
   method: string;
   /** The templated path, e.g. /api/tasks/{id}. */
   path: string;
+  /** Matches the paths this operation serves: each parameter one non-empty segment. */
+  pattern: RegExp;
   pathParameters: string[];
   queryParameters: string[];
   /** Property names of the JSON request body, when there is one. */
   bodyProperties: string[] | undefined;
+  /** The body's property schemas, as the document gives them. */
+  bodySchema: Record<string, PropertySchema>;
   documented: Set<number>;
+  /** Per documented status, the response headers the document marks required (lower case). */
+  requiredHeaders: Map<number, string[]>;
 }
 
 type OpenApiParameter = { in: string; name: string };
+/** The parts of a JSON Schema the fuzzer builds valid values from. */
+export interface PropertySchema {
+  type?: string;
+  enum?: unknown[];
+  pattern?: string;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  maxItems?: number;
+  items?: PropertySchema;
+}
+
 type OpenApiOperation = {
   parameters?: OpenApiParameter[];
-  requestBody?: { content: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
-  responses: Record<string, unknown>;
+  requestBody?: { content: Record<string, { schema?: { properties?: Record<string, PropertySchema> } }> };
+  responses: Record<string, { headers?: Record<string, { required?: boolean }> }>;
 };
 
 export function operationsOf(document: { paths: Record<string, Record<string, OpenApiOperation>> }): Operation[] {
@@ -31,10 +49,20 @@ export function operationsOf(document: { paths: Record<string, Record<string, Op
         return {
           method: method.toUpperCase(),
           path,
+          pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
           pathParameters: named('path'),
           queryParameters: named('query'),
           bodyProperties: json ? Object.keys(json.schema?.properties ?? {}) : undefined,
+          bodySchema: json?.schema?.properties ?? {},
           documented: new Set(Object.keys(operation.responses).map(Number)),
+          requiredHeaders: new Map(
+            Object.entries(operation.responses).map(([status, response]) => [
+              Number(status),
+              Object.entries(response.headers ?? {})
+                .filter(([, header]) => header.required)
+                .map(([name]) => name.toLowerCase()),
+            ]),
+          ),
         };
       }),
   );
@@ -80,7 +108,15 @@ const nasty = fc.constantFrom(
   'x'.repeat(5000),
 );
 
-const text = fc.oneof(nasty, fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 }), fc.uuid());
+/** Characters that have broken storage and rendering: NUL, C0/C1 controls, lone and reversed surrogates, bidi overrides, line separators. */
+const ODD_CHARACTERS = ['\u0000', '\u0001', '\u0008', '\u000b', '\u001b', '\u001f', '\u007f', '\u0085', '\u2028', '\u2029', '\u202e', '\ufeff', '\ud800', '\udfff', '\udc00\ud800', '\uffff'];
+
+/** Text that is nearly plausible, with odd characters put in anywhere: JSON.stringify escapes them, so the body stays valid JSON. */
+export const oddText = fc
+  .tuple(fc.constantFrom('a task', 'ABC', 'https://example.com/hook', 'key', ''), fc.array(fc.tuple(fc.nat(20), fc.constantFrom(...ODD_CHARACTERS)), { minLength: 1, maxLength: 3 }))
+  .map(([base, insertions]) => insertions.reduce<string>((value, [at, odd]) => value.slice(0, at) + odd + value.slice(at), base));
+
+const text = fc.oneof(nasty, oddText, fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 }), fc.uuid());
 
 /** What node:http lets a client put in a header value: tab, visible ASCII, Latin-1. */
 const HEADER_ALPHABET = [...'\t !"#%&\'()*+,-./0123456789:;<=>?@AZaz[\\]^_`{|}~\u00e9\u00ff'];
@@ -97,7 +133,13 @@ const jsonValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 2, arbitrary: nasty },
   { weight: 1, arbitrary: fc.constantFrom(1e308, -1e308, 2 ** 53 + 2, -(2 ** 31), 0.1, 1, 100, 10_000_000) },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 1000 }).map((depth) => JSON.parse('['.repeat(depth) + ']'.repeat(depth)) as unknown) },
+  { weight: 1, arbitrary: fc.integer({ min: 60, max: 70 }).map((depth) => JSON.parse(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`) as unknown) },
 );
+
+/** A JSON text nested `depth` deep, of arrays or of objects: to check the 64-level rule exactly. */
+export function nestedJson(depth: number, kind: 'array' | 'object'): string {
+  return kind === 'array' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}null${'}'.repeat(depth)}`;
+}
 
 function objectBody(properties: string[]): fc.Arbitrary<Record<string, unknown>> {
   const keys = fc.oneof(fc.constantFrom(...properties, '__proto__', 'constructor', 'extra'), fc.string({ maxLength: 12 }));
@@ -105,7 +147,7 @@ function objectBody(properties: string[]): fc.Arbitrary<Record<string, unknown>>
 }
 
 /** Values that are valid somewhere, so that some requests get past validation and reach the services. */
-const plausible = fc.constantFrom<unknown>(
+const plausible: fc.Arbitrary<unknown> = fc.oneof({ weight: 1, arbitrary: oddText }, { weight: 4, arbitrary: fc.constantFrom<unknown>(
   'demo',
   'runner',
   'marble',
@@ -130,7 +172,7 @@ const plausible = fc.constantFrom<unknown>(
   3_600_000,
   -1,
   null,
-);
+) });
 
 function nearlyValidBody(properties: string[]): fc.Arbitrary<Record<string, unknown>> {
   return fc
@@ -138,10 +180,42 @@ function nearlyValidBody(properties: string[]): fc.Arbitrary<Record<string, unkn
     .map(([chosen, values]) => Object.fromEntries(chosen.map((property, index) => [property, values[index]])));
 }
 
+/** Values the document's rules cannot tell: a URL the SSRF guard accepts without a DNS lookup. */
+const KNOWN_GOOD: Record<string, unknown> = { url: 'https://93.184.215.14/hook' };
+
+/** A value its schema accepts, so that the request reaches the service and its database. */
+function validValue(name: string, schema: PropertySchema): fc.Arbitrary<unknown> {
+  if (name in KNOWN_GOOD) return fc.constant(KNOWN_GOOD[name]);
+  if (schema.enum) return fc.constantFrom(...schema.enum);
+  if (schema.type === 'string' && schema.pattern) return fc.stringMatching(new RegExp(schema.pattern));
+  if (schema.type === 'string') return fc.string({ minLength: 1, maxLength: Math.min(schema.maxLength ?? 30, 30) }).filter((value) => value.trim() !== '');
+  if (schema.type === 'integer') return fc.integer({ min: schema.minimum ?? 0, max: Math.min(schema.maximum ?? 500, 500) });
+  if (schema.type === 'boolean') return fc.boolean();
+  if (schema.type === 'array' && schema.items?.enum) return fc.subarray(schema.items.enum, { minLength: 1, maxLength: schema.maxItems ?? schema.items.enum.length });
+  return fc.constant(undefined);
+}
+
+/**
+ * A body the document's schemas accept, with one string field poisoned by odd
+ * characters (NUL, controls, lone surrogates, …): such a request passes every
+ * other rule and reaches storage, where an unchecked NUL used to be a 500.
+ */
+function poisonedBody(operation: Operation): fc.Arbitrary<Record<string, unknown>> {
+  const entries = Object.entries(operation.bodySchema);
+  const strings = entries.filter(([, schema]) => schema.type === 'string' && !schema.enum).map(([name]) => name);
+  const valid = fc.record(Object.fromEntries(entries.map(([name, schema]) => [name, validValue(name, schema)])));
+  if (strings.length === 0) return valid;
+  return fc.tuple(valid, fc.constantFrom(...strings), fc.array(fc.tuple(fc.nat(40), fc.constantFrom(...ODD_CHARACTERS)), { minLength: 1, maxLength: 3 })).map(([body, name, insertions]) => ({
+    ...body,
+    [name]: insertions.reduce<string>((value, [at, odd]) => value.slice(0, at) + odd + value.slice(at), String(body[name] ?? '')),
+  }));
+}
+
 /** Request bodies: JSON of every shape, and bytes that are not JSON or not UTF-8 at all. */
 function bodyFor(operation: Operation): fc.Arbitrary<Buffer | undefined> {
   const properties = operation.bodyProperties ?? ['title'];
   return fc.oneof(
+    { weight: 5, arbitrary: poisonedBody(operation).map((body) => Buffer.from(JSON.stringify(body))) },
     { weight: 6, arbitrary: nearlyValidBody(properties).map((body) => Buffer.from(JSON.stringify(body))) },
     { weight: 4, arbitrary: objectBody(properties).map((body) => Buffer.from(JSON.stringify(body))) },
     { weight: 2, arbitrary: jsonValue.map((body) => Buffer.from(JSON.stringify(body) ?? 'null')) },
@@ -150,6 +224,8 @@ function bodyFor(operation: Operation): fc.Arbitrary<Buffer | undefined> {
       weight: 1,
       arbitrary: fc.constantFrom(
         Buffer.from('{"title":"\u0000"}'),
+        Buffer.from('{"title":"a\\u0000b","name":"\\u0000","url":"https://example.com/\\u0000","initials":"A\\u0000B","description":"\\u0000"}'),
+        Buffer.from('{"title":"\\ud800","name":"\\udfff\\ud800"}'),
         Buffer.from([0x7b, 0x22, 0x74, 0x69, 0x74, 0x6c, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
         Buffer.from([0xc3, 0x28, 0xa0, 0xa1]),
         Buffer.from('{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}}}'),
@@ -166,6 +242,12 @@ function bodyFor(operation: Operation): fc.Arbitrary<Buffer | undefined> {
       ),
     },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...properties), fc.integer({ min: 62, max: 2000 }), fc.constantFrom<'array' | 'object'>('array', 'object'))
+        .map(([property, depth, kind]) => Buffer.from(`{"${property}":${nestedJson(depth, kind)}}`)),
+    },
   );
 }
 
