@@ -15,7 +15,7 @@ export const newSubscriptionSchema = z.strictObject({
         return false;
       }
     }, 'Use an absolute http or https URL')
-    .meta({ description: 'An http(s) URL of at most 2000 characters; not a loopback, private or link-local host' }),
+    .meta({ description: 'An http(s) URL of at most 2000 characters whose host is a public unicast address (no loopback, private, link-local, reserved, documentation or IPv4-embedding ranges)' }),
   events: z
     .array(eventTypeSchema)
     .min(1, 'Name at least one event type, or leave events out for all')
