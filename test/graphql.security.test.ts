@@ -2,26 +2,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHQL_CONTENT_TYPE, graphql } from './support/graphql-client.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
+import { clientAddresses, ONE_SECOND_INTO_A_MINUTE } from './support/client-addresses.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
 
-// One second into a minute on a clock held still: every request of a test falls in one window.
-const START = Date.UTC(2026, 10, 23, 12, 0, 1);
+const START = ONE_SECOND_INTO_A_MINUTE;
 
 let server: TestServer;
 let clock: ManualClock;
-let clientCounter = 0;
 beforeAll(async () => {
   clock = new ManualClock(START);
   server = await startTestServer({ clock, env: { TRUST_PROXY: 'true', RATE_LIMIT_TASK_WRITES_ANON: '30', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
 });
 afterAll(() => server.stop());
 
-/** A fresh client address per test, so no counter leaks from one test into another. */
-function newClient(): Record<string, string> {
-  clientCounter++;
-  return { 'X-Forwarded-For': `198.51.100.${clientCounter}` };
-}
+const newClient = clientAddresses('198.51.100');
 
 /** A mutation with `count` aliased createTask fields. */
 function createTasks(count: number, prefix: string): string {

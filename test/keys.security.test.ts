@@ -3,23 +3,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from './support/db-rows.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, exchangeForToken, type CreatedKey } from './support/keys-client.ts';
+import { clientAddresses, ONE_SECOND_INTO_A_MINUTE } from './support/client-addresses.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { expectProblem } from './support/problem.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
 
-const START = Date.UTC(2026, 10, 23, 12, 0, 1);
+const START = ONE_SECOND_INTO_A_MINUTE;
 
 let server: TestServer;
-let clientCounter = 0;
 beforeAll(async () => {
   server = await startTestServer({ clock: new ManualClock(START), env: { TRUST_PROXY: 'true' } });
 });
 afterAll(() => server.stop());
 
-function newClient(): Record<string, string> {
-  clientCounter++;
-  return { 'X-Forwarded-For': `192.0.2.${clientCounter}` };
-}
+const newClient = clientAddresses('192.0.2');
 
 const postKey = (body: unknown, headers: Record<string, string>) =>
   request<CreatedKey>(`${server.url}/api/keys`, { method: 'POST', ...jsonBody(body, headers) });

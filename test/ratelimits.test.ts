@@ -2,29 +2,24 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonBody, request, type JsonResponse } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
+import { clientAddresses, ONE_SECOND_INTO_A_MINUTE } from './support/client-addresses.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { expectProblem } from './support/problem.ts';
 import { createTestDatabase, postgresUrl } from './support/test-database.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
 import { rowsOf } from './support/db-rows.ts';
 
-// One second into a minute (and into a 10-second window, and an hour): windows are aligned.
-const START = Date.UTC(2026, 10, 23, 12, 0, 1);
+const START = ONE_SECOND_INTO_A_MINUTE;
 
 let server: TestServer;
 let clock: ManualClock;
-let clientCounter = 0;
 beforeAll(async () => {
   clock = new ManualClock(START);
   server = await startTestServer({ clock, env: { TRUST_PROXY: 'true', RATE_LIMIT_TASK_WRITES_ANON: '30' } });
 });
 afterAll(() => server.stop());
 
-/** A fresh client address for each test, so counters never leak between tests. */
-function newClient(): Record<string, string> {
-  clientCounter++;
-  return { 'X-Forwarded-For': `203.0.113.${clientCounter}, 10.0.0.1` };
-}
+const newClient = clientAddresses('203.0.113', ', 10.0.0.1');
 
 function expectLimitHeaders(response: JsonResponse, name: string, limit: number, window: number, remaining: number, reset: number): void {
   expect(response.headers.get('ratelimit-policy')).toBe(`"${name}";q=${limit};w=${window}`);
