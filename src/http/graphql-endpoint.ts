@@ -130,7 +130,12 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
       { ctx: context },
     );
     const headers: Record<string, string> = response.status === 503 ? { ...limitHeaders, ...RETRY_AFTER } : { ...limitHeaders };
-    if (response.status === 429) for (const name of LIMIT_HEADERS) headers[name] = response.headers.get(name) ?? '';
+    if (response.status === 429) {
+      for (const name of LIMIT_HEADERS) {
+        const value = response.headers.get(name);
+        if (value !== null) headers[name] = value;
+      }
+    }
     send(res, response.status, await response.text(), headers);
   }
 }

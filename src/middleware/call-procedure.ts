@@ -20,7 +20,7 @@ type MiddlewareResult = { ok: true; data: unknown } | { ok: false; error: unknow
 /**
  * Calls a procedure exactly as tRPC's own caller does — its own middlewares,
  * validators and resolver, in its order, with the same `next` semantics —
- * for the REST adapter, where it runs on every request. tRPC's caller copies
+ * for the REST adapter and GraphQL's root fields, where it runs on every request. tRPC's caller copies
  * the call's options with Babel's object-spread helper twice per level (five
  * levels here), and profiles put that at about a tenth of a read's CPU; here
  * each level gets one plain object literal.

@@ -7,8 +7,8 @@ import { withTransaction, type ServiceContext } from '../service-context.ts';
  * key. This is the condition, in SQL, that the owner key `keyId` is still
  * alive at `at`: stored (retention removes keys), not revoked, not expired.
  */
-export function keyAlive(keyId: SQL | typeof webhookSubscriptions.ownerKeyId, at: SQL): SQL {
-  return sql`exists (select 1 from ${apiKeys} k where k.id = ${keyId} and k.revoked_at is null and k.expires_at > ${at})`;
+export function keyAlive(keyId: SQL | typeof webhookSubscriptions.ownerKeyId, at: SQL): SQL<boolean> {
+  return sql<boolean>`exists (select 1 from ${apiKeys} k where k.id = ${keyId} and k.revoked_at is null and k.expires_at > ${at})`;
 }
 
 /**

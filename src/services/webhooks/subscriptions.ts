@@ -38,7 +38,7 @@ export function toSubscription(row: WebhookSubscriptionRow & { keyAlive: boolean
 
 /** Every column, and whether the owner key is still alive. */
 function withKeyAlive(ctx: ServiceContext) {
-  return { ...getTableColumns(webhookSubscriptions), keyAlive: sql<boolean>`${keyAlive(webhookSubscriptions.ownerKeyId, sql`${nowInMilliseconds(ctx).toISOString()}::timestamptz`)}` };
+  return { ...getTableColumns(webhookSubscriptions), keyAlive: keyAlive(webhookSubscriptions.ownerKeyId, sql`${nowInMilliseconds(ctx).toISOString()}::timestamptz`) };
 }
 
 /**

@@ -90,8 +90,9 @@ export class WebhookWorker implements EventDispatcher {
    * One statement: locks up to a batch of due deliveries, leases those whose
    * key is alive (one more attempt each) and ends those whose key is not —
    * the delivery and its subscription disabled, nothing sent (DECISIONS "a
-   * subscription lives as long as its key"). Only locked rows are touched, so
-   * workers on several instances never wait on each other in a cycle.
+   * subscription lives as long as its key"). Of the deliveries, only those it
+   * locked are changed, so workers on several instances never wait on each
+   * other in a cycle (at most on one subscription row, in turn).
    */
   private async claim(): Promise<Claimed[]> {
     const { settings, clock, db } = this.service;
