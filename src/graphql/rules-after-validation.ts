@@ -1,8 +1,16 @@
-import { validate } from 'graphql';
+import { validate, type DocumentNode, type GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { GraphQLContext } from './builder.ts';
 import { depthLimit } from './depth-limit.ts';
 import { widthLimit } from './width-limit.ts';
-import type { GraphQLContext } from './builder.ts';
+
+/**
+ * Our own rules' verdict per document. Yoga parses a query text once and
+ * hands the same document back for it, and the schema never changes, so the
+ * verdict holds as long as the document lives (as Yoga's own validation cache
+ * does for GraphQL's rules).
+ */
+const verdicts = new WeakMap<DocumentNode, readonly GraphQLError[]>();
 
 /**
  * Our own rules — the depth of SPEC step 7 and the width of DECISIONS — run
@@ -13,11 +21,14 @@ export const rulesAfterValidation: Plugin<GraphQLContext> = {
   onValidate({ params }) {
     return ({ valid, setResult }) => {
       if (!valid) return;
-      const errors = validate(params.schema, params.documentAST, [depthLimit(), widthLimit()]);
-      if (errors.length === 0) return;
-      // Marked as Yoga marks GraphQL's own validation errors (its hook has run by now): a 400.
-      for (const error of errors) Object.assign(error.extensions, { code: 'GRAPHQL_VALIDATION_FAILED', http: { spec: true, status: 400 } });
-      setResult([...errors]);
+      let errors = verdicts.get(params.documentAST);
+      if (!errors) {
+        errors = validate(params.schema, params.documentAST, [depthLimit(), widthLimit()]);
+        // Marked as Yoga marks GraphQL's own validation errors (its hook has run by now): a 400.
+        for (const error of errors) Object.assign(error.extensions, { code: 'GRAPHQL_VALIDATION_FAILED', http: { spec: true, status: 400 } });
+        verdicts.set(params.documentAST, errors);
+      }
+      if (errors.length > 0) setResult([...errors]);
     };
   },
 };
