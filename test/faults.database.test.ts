@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rowsOf } from './support/db-rows.ts';
 import { jsonBody, request } from './support/http.ts';
+import { bearer, createKey } from './support/keys-client.ts';
 import { expectProblem } from './support/problem.ts';
 import { openSse } from './support/sse-reader.ts';
 import { TcpProxy } from './support/tcp-proxy.ts';
@@ -34,6 +35,8 @@ describe.runIf(postgresUrl)('PostgreSQL becomes unreachable while the service ru
   });
 
   it('answers 503 unavailable problems in bounded time under load, ends open streams cleanly, and serves again without losing an acknowledged write', async () => {
+    // A key made before the outage: during it, checking the key itself needs the database.
+    const withKey = bearer((await createKey(server.url, { name: 'through the outage' })).key);
     const stream = await openSse(`${server.url}/api/scores/stream?game=demo`);
     expect((await stream.next())?.event).toBe('board');
 
@@ -77,6 +80,17 @@ describe.runIf(postgresUrl)('PostgreSQL becomes unreachable while the service ru
     const graphql = await bounded(`${server.url}/api/graphql`, { method: 'POST', ...jsonBody({ query: '{ tasks(limit: 1) { id } }' }) });
     expect(graphql.status).toBe(503);
     expect(graphql.body).toEqual({ errors: [{ message: UNAVAILABLE_DETAIL, extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+    // With a key, the credential check is what meets the outage: still each transport's own envelope.
+    const keyedRest = await bounded(`${server.url}/api/tasks?limit=5`, { headers: withKey });
+    expectProblem(keyedRest, server.baseUrl, 'unavailable', 503, '/api/tasks');
+    const keyedRpc = await bounded(`${server.url}/api/trpc/tasks.newest`, { headers: withKey });
+    expect(keyedRpc.status).toBe(503);
+    expect((keyedRpc.body as { error: { data: { code: string } } }).error.data.code).toBe('SERVICE_UNAVAILABLE');
+    expect(keyedRpc.headers.get('retry-after')).toBe('1');
+    const keyedGraphql = await bounded(`${server.url}/api/graphql`, { method: 'POST', ...jsonBody({ query: '{ tasks(limit: 1) { id } }' }, withKey) });
+    expect(keyedGraphql.status).toBe(503);
+    expect(keyedGraphql.headers.get('content-type')).toBe('application/graphql-response+json; charset=utf-8');
+    expect(keyedGraphql.body).toEqual({ errors: [{ message: UNAVAILABLE_DETAIL, extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
 
     await proxy.start();
     await vi.waitFor(async () => expect((await bounded(`${server.url}/api/tasks?limit=5`)).status).toBe(200), { timeout: 15_000, interval: 100 });

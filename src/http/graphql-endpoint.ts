@@ -33,18 +33,22 @@ const maskUnavailable = (error: unknown, message: string, isDev?: boolean): Erro
   return createGraphQLError(DATABASE_UNAVAILABLE_DETAIL, { extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } } });
 };
 
+/** What the endpoint needs of the request around it: its id, and how to verify its credential and build its context. */
+export interface GraphQLRequest {
+  requestId: string;
+  /** SPEC "Rules on every request": an AppError for a bad credential; anything else is a failure (database out of reach…). */
+  authenticate(): Promise<Context['caller']>;
+  contextFor(caller: Context['caller']): Context;
+}
+
 /**
  * POST /api/graphql: SPEC "GraphQL" processing order. Steps 1–4 (method, body,
  * query, variables) are checked here; parsing, validation (with our depth
  * rule) and execution are Yoga's, on a request we rebuild from the checked
- * parts. Every answer has the graphql-response content type.
+ * parts. Every answer has the graphql-response content type, failures to
+ * verify a credential included.
  */
-export type GraphQLEndpoint = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  ctx: Context,
-  authFailure: AppError | undefined,
-) => Promise<void>;
+export type GraphQLEndpoint = (req: IncomingMessage, res: ServerResponse, request: GraphQLRequest) => Promise<void>;
 
 export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
   const yoga = createYoga<GraphQLContext>({
@@ -71,11 +75,18 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
 
   const errors = (...list: GraphQLError[]) => JSON.stringify({ errors: list });
 
-  return async (req, res, context, authError) => {
+  return async (req, res, request) => {
     try {
-      await answer(req, res, context, authError);
+      const verified = await request.authenticate().then(
+        (caller) => ({ caller, failure: undefined }),
+        (error: unknown) => {
+          if (error instanceof AppError && error.slug === 'unauthorized') return { caller: undefined, failure: error };
+          throw error;
+        },
+      );
+      await answer(req, res, request.contextFor(verified.caller), verified.failure);
     } catch (error) {
-      log.error({ reqId: context.requestId, err: error }, 'graphql request failed');
+      log.error({ reqId: request.requestId, err: error }, 'graphql request failed');
       if (res.headersSent) res.destroy();
       else if (isDatabaseUnavailable(error)) send(res, 503, errors(unavailable()), RETRY_AFTER);
       else send(res, 500, errors({ message: 'Something went wrong on our side', extensions: { code: 'INTERNAL_SERVER_ERROR' } }));

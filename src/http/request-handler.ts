@@ -84,14 +84,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       }
       if (pathname === GRAPHQL_PATH) {
         // …and here in GraphQL's, after the request has counted against the limit.
-        const authenticated = await authenticateRequest(service, req).then(
-          (caller) => ({ caller, failure: undefined }),
-          (error: unknown) => {
-            if (error instanceof AppError) return { caller: undefined, failure: error };
-            throw error;
-          },
-        );
-        await graphql(req, res, contextFor(authenticated.caller), authenticated.failure);
+        await graphql(req, res, { requestId, authenticate: () => authenticateRequest(service, req), contextFor });
         return;
       }
       // Most requests carry no credential: skip the await altogether for them.

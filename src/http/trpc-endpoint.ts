@@ -4,6 +4,7 @@ import { TRPCError } from '@trpc/server';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { getErrorShape, transformTRPCResponse } from '@trpc/server/unstable-core-do-not-import';
 import { AppError } from '../errors/app-error.ts';
+import { appErrorOf } from '../errors/app-error-of.ts';
 import { toTRPCError } from '../errors/trpc-error-mapping.ts';
 import { MAX_JSON_NESTING, nestsDeeperThan } from '../lib/json-nesting.ts';
 import type { Context } from '../trpc.ts';
@@ -39,9 +40,15 @@ export async function serveTrpc(options: {
   let ctx: Context;
   try {
     ctx = await options.createContext();
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    writeTrpcError(res, router, toTRPCError(error), error.headers);
+  } catch (thrown) {
+    // A bad credential (401), or the database out of reach while a key is looked up (503): in tRPC's envelope.
+    const error = appErrorOf(thrown);
+    if (error instanceof AppError) {
+      writeTrpcError(res, router, toTRPCError(error), error.headers);
+      return;
+    }
+    log.error({ reqId: requestId, err: thrown }, 'request failed before its procedure');
+    writeTrpcError(res, router, new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: thrown }), {});
     return;
   }
   const refusal = await refusalOf(req, pathname);
