@@ -9,8 +9,8 @@ const MAX_ADDRESS_LENGTH = 64;
  * for: the socket's peer, or with TRUST_PROXY the first X-Forwarded-For entry
  * (DECISIONS) — when that entry is an IP address. Anything else there (a
  * name, a port, 16 KiB of text) is not an address, and the peer is used.
- * Addresses are written one way (IPv4-mapped IPv6 as IPv4), so one client
- * has one counter.
+ * A forwarded address is written one way (IPv4-mapped IPv6 as IPv4), so one
+ * client has one counter.
  */
 export function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string {
   if (trustProxy) {
@@ -18,6 +18,5 @@ export function clientAddressOf(req: IncomingMessage, trustProxy: boolean): stri
     const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
     if (first && first.length <= MAX_ADDRESS_LENGTH && ipaddr.isValid(first)) return ipaddr.process(first).toString();
   }
-  const peer = req.socket.remoteAddress;
-  return peer && ipaddr.isValid(peer) ? ipaddr.process(peer).toString() : (peer ?? 'unknown');
+  return req.socket.remoteAddress ?? 'unknown';
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors/app-error.ts';
-import { MAX_JSON_NESTING, nestsDeeperThan } from '../lib/json-nesting.ts';
+import { nestsDeeperThan, TOO_DEEP_DETAIL } from '../lib/json-nesting.ts';
 
 /** DECISIONS: bodies over 64 KiB are refused with 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -32,7 +32,7 @@ export async function readBodyText(req: IncomingMessage): Promise<string> {
  */
 export function parseJsonBody(text: string): unknown {
   if (nestsDeeperThan(text)) {
-    throw new AppError('bad-request', { detail: `The request body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep.` });
+    throw new AppError('bad-request', { detail: TOO_DEEP_DETAIL });
   }
   try {
     return JSON.parse(text);

@@ -6,7 +6,7 @@ import { getErrorShape, transformTRPCResponse } from '@trpc/server/unstable-core
 import { AppError } from '../errors/app-error.ts';
 import { appErrorOf } from '../errors/app-error-of.ts';
 import { toTRPCError } from '../errors/trpc-error-mapping.ts';
-import { MAX_JSON_NESTING, nestsDeeperThan } from '../lib/json-nesting.ts';
+import { nestsDeeperThan, TOO_DEEP_DETAIL } from '../lib/json-nesting.ts';
 import type { Context } from '../trpc.ts';
 import type { Logger } from './logger.ts';
 import { MAX_BODY_BYTES, readBodyText } from './read-json-body.ts';
@@ -103,7 +103,7 @@ async function refusalOf(req: IncomingMessage, pathname: string): Promise<TRPCEr
     (req as IncomingMessage & { body?: string }).body = input;
   }
   if (nestsDeeperThan(input)) {
-    return new TRPCError({ code: 'PARSE_ERROR', message: `The input nests arrays and objects more than ${MAX_JSON_NESTING} levels deep.` });
+    return new TRPCError({ code: 'PARSE_ERROR', message: TOO_DEEP_DETAIL });
   }
   return undefined;
 }
