@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', '.artifacts/', 'src/db/migrations/'] },
+  { ignores: ['node_modules/', 'dist/', '.data/', '.artifacts/', 'src/db/migrations/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -30,6 +30,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Plain JavaScript run by Node before anything is compiled.
+    files: ['scripts/**/*.js'],
+    languageOptions: { globals: { process: 'readonly', URL: 'readonly', console: 'readonly' } },
   },
   {
     files: ['drizzle.config.ts', 'vitest.config.ts', 'vitest.browser.config.ts', 'eslint.config.js'],

@@ -12,6 +12,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/build-service.ts'],
     // Two cores: two files at a time, each with its own server and database.
     pool: 'forks',
     maxWorkers: 2,

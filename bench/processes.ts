@@ -21,10 +21,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts a TypeScript entry in its own process on a free port and waits until it answers. */
+/** Starts an entry (compiled JavaScript, or TypeScript through tsx) in its own process on a free port and waits until it answers. */
 export async function startServer(name: string, entry: string, env: Record<string, string>, probePath = '/api/health'): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

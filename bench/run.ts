@@ -157,7 +157,7 @@ async function main(): Promise<void> {
   await migrated.migrate();
   await migrated.close();
 
-  const service = await startServer('service', 'src/main.ts', {
+  const service = await startServer('service', 'dist/main.js', {
     ...limits,
     ...(serviceDatabase ? { DATABASE_URL: serviceDatabase } : { PGLITE_DATA_DIR: 'memory://' }),
   });

@@ -30,7 +30,7 @@ async function run(k: number): Promise<string> {
   await admin.unsafe('create database lab_bench_sse');
   const url = new URL(options['database-url']);
   url.pathname = '/lab_bench_sse';
-  const service = await startServer('service', 'src/main.ts', {
+  const service = await startServer('service', 'dist/main.js', {
     DATABASE_URL: url.toString(),
     SSE_STREAM_MS: '120000',
     // Every viewer connects from this one machine: one client as far as the per-client cap goes.

@@ -2,16 +2,22 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/client.ts';
-import { buildApiDocument } from './http/api-document.ts';
-import { createGraphQLEndpoint } from './http/graphql-endpoint.ts';
+import { describePostgres } from './db/wait-for-postgres.ts';
+import { StartupError } from './errors/startup-error.ts';
+import type { GraphQLEndpoint } from './http/graphql-endpoint.ts';
 import { createLogger, type Logger } from './http/logger.ts';
+import { DOCS_PATH } from './http/pages/docs-page.ts';
+import { createStaticContent } from './http/pages/static-content.ts';
 import { createRequestHandler } from './http/request-handler.ts';
 import { createScoreStreams, type ScoreStreams } from './http/sse/score-streams.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
+import { collectGarbage } from './lib/collect-garbage.ts';
 import { appRouter } from './routers/app-router.ts';
+import { ServiceMetrics } from './metrics/service-metrics.ts';
 import { noEventDispatcher } from './services/events/event-dispatcher.ts';
 import { EventPoller } from './services/events/event-poller.ts';
 import { createServiceContext } from './services/service-context.ts';
+import { noObserver } from './services/service-observer.ts';
 import { WebhookWorker } from './services/webhooks/webhook-worker.ts';
 
 /** In-flight requests get this long to finish at shutdown (DECISIONS). */
@@ -36,9 +42,43 @@ export interface StartOptions {
   log?: Logger;
 }
 
+/** Where the data is kept, for the ready line: never a password. */
+function describeDatabase(database: Config['database']): string {
+  if (database.kind === 'pglite') {
+    return database.dataDir.startsWith('memory://') ? 'embedded PostgreSQL (PGlite) in memory://' : `embedded PostgreSQL (PGlite) in ${database.dataDir}`;
+  }
+  const { host, port, database: name } = describePostgres(database.url);
+  return `PostgreSQL database "${name}" on ${host}:${port}`;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const refused = (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new StartupError(`Cannot listen on ${host}:${port}: the port is in use (choose another with PORT)`));
+      else if (error.code === 'EACCES') reject(new StartupError(`Cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges)`));
+      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') reject(new StartupError(`Cannot listen on ${host}:${port}: HOST is not an address of this machine`));
+      else reject(error);
+    };
+    server.once('error', refused);
+    server.listen(port, host, () => {
+      server.off('error', refused);
+      resolve();
+    });
+  });
+}
+
 /** Start-up in one place: database, migrations, HTTP server. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config.logLevel);
+  // GraphQL's modules and the OpenAPI document take about half of start-up
+  // on their own: they load once the service listens, and only the requests
+  // that need them wait for them.
+  let listening = () => {};
+  const afterListening = new Promise<void>((resolve) => (listening = resolve));
+  const graphqlEndpoint = afterListening.then(async () => (await import('./http/graphql-endpoint.ts')).createGraphQLEndpoint(log));
+  const openApiJson = afterListening.then(async () => JSON.stringify((await import('./http/api-document.ts')).buildApiDocument(config.baseUrl)));
+  graphqlEndpoint.catch((error: unknown) => log.error({ err: error }, 'GraphQL could not be set up'));
+  const graphql: GraphQLEndpoint = async (req, res, request) => (await graphqlEndpoint)(req, res, request);
   const database = await openDatabase(config.database);
   try {
     await database.migrate();
@@ -46,10 +86,19 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     await database.close();
     throw error;
   }
+  const gate = database.gate;
+  const metrics = config.metrics
+    ? new ServiceMetrics({
+        openScoreStreams: () => scoreStreams.openCount,
+        ...(gate ? { pool: { inUse: () => gate.inUse, queued: () => gate.queued } } : {}),
+      })
+    : undefined;
+  if (gate && metrics) gate.onWaited = (ms) => metrics.queueWaited(ms / 1000);
   const service = createServiceContext(database.db, {
     clock: options.clock ?? systemClock,
     settings: { baseUrl: config.baseUrl, jwtSecret: config.jwtSecret, rateLimits: config.rateLimits, webhooks: config.webhooks, idempotency: config.idempotency },
     dispatcher: noEventDispatcher,
+    observer: metrics ?? noObserver,
   });
   // Webhook delivery hears of every committed event, and polls for retries.
   const webhooks = new WebhookWorker(service, (error) => log.error({ err: error }, 'webhook delivery failed'));
@@ -61,8 +110,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     router: appRouter,
     service,
     scoreStreams,
-    graphql: createGraphQLEndpoint(log),
-    openApiJson: JSON.stringify(buildApiDocument(config.baseUrl)),
+    graphql,
+    staticContent: createStaticContent(openApiJson),
+    metrics,
     baseUrl: config.baseUrl,
     trustProxy: config.trustProxy,
     log,
@@ -97,17 +147,25 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   server.requestTimeout = config.http.requestTimeoutMs;
   server.keepAliveTimeout = 10_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  try {
+    await listen(server, config.port, config.host);
+  } catch (error) {
+    poller.stop();
+    await webhooks.stop();
+    await database.close();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
-  log.info({ url, database: database.kind }, 'listening');
+  // PGlite's start (initdb above all, on a new directory or in memory) leaves
+  // a few hundred MB of WebAssembly memory behind that nothing refers to; V8
+  // collects when allocating, not when idle, so an idle service would hold
+  // it. Collected once start-up's own promise chain has let go of it.
+  if (database.kind === 'pglite') setImmediate(collectGarbage);
+  setImmediate(listening);
+  const storage = describeDatabase(config.database);
+  log.info({ url, docs: `${url}${DOCS_PATH}`, database: storage }, `ready on ${url} (API reference at ${url}${DOCS_PATH}), database: ${storage}`);
 
   let stopping: Promise<void> | undefined;
   const stop = () => {

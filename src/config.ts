@@ -60,6 +60,7 @@ const environmentSchema = z.object({
   IDEMPOTENCY_IN_PROGRESS_MS: positiveInteger('milliseconds, default 60000').default(60000),
   HTTP_HEADERS_TIMEOUT_MS: positiveInteger('milliseconds, default 15000').default(15000),
   HTTP_REQUEST_TIMEOUT_MS: positiveInteger('milliseconds, default 30000').default(30000),
+  METRICS: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'must be one of fatal, error, warn, info, debug, trace, silent',
@@ -79,6 +80,8 @@ export interface Config {
   baseUrl: string;
   database: { kind: 'postgres'; url: string; pool: PoolSettings } | { kind: 'pglite'; dataDir: string };
   jwtSecret: string | undefined;
+  /** JWT_SECRET unset on the embedded database: the built-in secret signs tokens, which start-up warns about. */
+  usesDevelopmentSecret: boolean;
   rateLimits: { taskWritesAnonymous: number; keysPerHour: number; scoresPerMinute: number };
   /** `maxStreamsPerClient`: open score streams one client may hold on one instance (DECISIONS "Score streams"). */
   sse: { streamMs: number; pollMs: number; keepAliveMs: number; maxStreamsPerClient: number };
@@ -89,6 +92,8 @@ export interface Config {
   /** Bounds for slow or stalled clients (node:http's server timeouts). */
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
   logLevel: string;
+  /** GET /metrics (DECISIONS "Operations"); METRICS=off removes it. */
+  metrics: boolean;
 }
 
 /** How the service uses a PostgreSQL server, so that an outage or overload becomes 503s, not a hang. */
@@ -135,6 +140,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
         }
       : { kind: 'pglite', dataDir: env.PGLITE_DATA_DIR },
     jwtSecret: env.JWT_SECRET ?? (env.DATABASE_URL ? undefined : DEVELOPMENT_JWT_SECRET),
+    usesDevelopmentSecret: env.JWT_SECRET === undefined && env.DATABASE_URL === undefined,
     rateLimits: {
       taskWritesAnonymous: env.RATE_LIMIT_TASK_WRITES_ANON,
       keysPerHour: env.RATE_LIMIT_KEYS_PER_HOUR,
@@ -151,5 +157,6 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     idempotency: { inProgressMs: env.IDEMPOTENCY_IN_PROGRESS_MS },
     http: { headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS },
     logLevel: env.LOG_LEVEL,
+    metrics: env.METRICS === 'on',
   };
 }

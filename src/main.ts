@@ -1,27 +1,58 @@
 import { startApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { StartupError } from './errors/startup-error.ts';
+import { createLogger } from './http/logger.ts';
+import { openLogOutput } from './http/log-output.ts';
 
-let config;
-try {
-  config = loadConfig(process.env);
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  process.stderr.write(`${error.message}\n`);
+/** The last log lines get this long to reach stdout at exit; a stalled or closed pipe must not hold the exit. */
+const LOG_CLOSE_MS = 2_000;
+
+const output = await openLogOutput();
+
+/** Start-up failures are one plain line on stderr and exit status 1 (DECISIONS "Operations"). */
+async function failToStart(line: string): Promise<never> {
+  process.stderr.write(`${line}\n`);
+  await output.close(LOG_CLOSE_MS);
   process.exit(1);
 }
 
-const app = await startApp(config);
+const config = await (async () => {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return failToStart(error.message);
+  }
+})();
+const log = createLogger(config.logLevel, output.stream);
 
-// A second signal during shutdown must not kill the process mid-way: stop() is idempotent.
+const starting = startApp(config, { log });
+
+// Registered before start-up finishes: a signal that arrives meanwhile stops
+// the service once it is up, rather than killing it mid-way. A second signal
+// during shutdown changes nothing: stop() is idempotent.
+let exiting: Promise<void> | undefined;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
-    app.log.info({ signal }, 'shutting down');
-    app
-      .stop()
-      .then(() => process.exit(0))
-      .catch((error: unknown) => {
-        app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      });
+    exiting ??= (async () => {
+      log.info({ signal }, 'shutting down');
+      const app = await starting.catch(() => new Promise<never>(() => {})); // a failed start exits on its own
+      const code = await app.stop().then(
+        () => 0,
+        (error: unknown) => {
+          log.error({ err: error }, 'shutdown failed');
+          return 1;
+        },
+      );
+      await output.close(LOG_CLOSE_MS);
+      process.exit(code);
+    })();
   });
+}
+
+await starting.catch((error: unknown) =>
+  failToStart(error instanceof StartupError ? error.message : `Could not start: ${(error as Error).message}`),
+);
+if (config.usesDevelopmentSecret) {
+  log.warn('JWT_SECRET is not set: tokens are signed with the built-in development secret; set JWT_SECRET (32 or more random characters) before real use');
 }

@@ -36,7 +36,7 @@ describe('GET /docs', () => {
 });
 
 describe('GET /graphiql', () => {
-  it('serves GraphiQL with its bundle inlined, posting to /api/graphql', async () => {
+  it('serves GraphiQL loading its own assets, posting to /api/graphql', async () => {
     const response = await request<string>(`${server.url}/graphiql`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');

@@ -14,6 +14,7 @@ import type { Meta } from '../src/trpc.ts';
  */
 const EXPECTED: Record<string, string | null> = {
   'system.health': null,
+  'system.ready': null,
   'tasks.newest': null,
   'tasks.byId': null,
   'tasks.create': 'task-writes',

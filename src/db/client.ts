@@ -1,16 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
-import postgres from 'postgres';
 import type { Config, PoolSettings } from '../config.ts';
+import { StartupError } from '../errors/startup-error.ts';
 import { ConnectionGate } from './connection-gate.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 import type { Database } from './database.ts';
 import { preparedAndGated } from './prepared-and-gated.ts';
 import * as schema from './schema/index.ts';
+import { waitForPostgres } from './wait-for-postgres.ts';
 
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
 
@@ -18,9 +15,18 @@ const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url))
 const MIGRATION_LOCK_ID = 7_340_112;
 const RECONNECT_PAUSE_SECONDS = 0.1;
 
+/**
+ * PostgreSQL's defaults size shared buffers for a server (128 MB); inside the
+ * service's own process they are most of its memory. A small API's working
+ * set fits well in 16 MB (see the README's memory figures).
+ */
+const EMBEDDED_SETTINGS = ['shared_buffers = 16MB', 'wal_buffers = 1MB'];
+
 export interface DatabaseHandle {
   db: Database;
   kind: 'pglite' | 'postgres';
+  /** The bounded queue in front of PostgreSQL's connections; the embedded database has one connection and no gate. */
+  gate?: ConnectionGate;
   /** Applies the committed migrations; safe to call from several instances at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -32,20 +38,47 @@ export async function openDatabase(database: Config['database']): Promise<Databa
   return { ...handle, close: () => (closing ??= handle.close()) };
 }
 
+// Each driver is loaded only when chosen: the other one's modules would cost start-up time and memory.
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
-  const db = drizzlePglite(client, { schema });
-  return {
-    db: db as unknown as Database,
-    kind: 'pglite',
-    migrate: () => migratePglite(db, { migrationsFolder }),
-    close: () => client.close(),
-  };
+  const lock = inMemory ? undefined : lockDataDir(dataDir);
+  try {
+    const [{ PGlite }, { drizzle }, { migrate }] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('drizzle-orm/pglite'),
+      import('drizzle-orm/pglite/migrator'),
+    ]);
+    const client = await PGlite.create(dataDir, { postgresqlconf: EMBEDDED_SETTINGS }).catch((error: unknown) => {
+      throw new StartupError(`Cannot open the embedded database in ${dataDir}: ${(error as Error).message}`);
+    });
+    const db = drizzle(client, { schema });
+    return {
+      db: db as unknown as Database,
+      kind: 'pglite',
+      migrate: async () => {
+        await migrate(db, { migrationsFolder });
+      },
+      close: async () => {
+        try {
+          await client.close();
+        } finally {
+          lock?.release();
+        }
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
 }
 
 async function openPostgres(url: string, pool: PoolSettings): Promise<DatabaseHandle> {
+  const [{ default: postgres }, { drizzle }, { migrate }] = await Promise.all([
+    import('postgres'),
+    import('drizzle-orm/postgres-js'),
+    import('drizzle-orm/postgres-js/migrator'),
+  ]);
   const client = postgres(url, {
     max: pool.max,
     idle_timeout: 30,
@@ -63,10 +96,18 @@ async function openPostgres(url: string, pool: PoolSettings): Promise<DatabaseHa
       idle_in_transaction_session_timeout: Math.max(pool.statementTimeoutMs, 30_000),
     },
   });
-  const db = drizzlePostgres(preparedAndGated(client, new ConnectionGate(pool.max, pool.queueTimeoutMs)), { schema });
+  try {
+    await waitForPostgres(client, url, pool.connectTimeoutMs);
+  } catch (error) {
+    await client.end({ timeout: 0 });
+    throw error;
+  }
+  const gate = new ConnectionGate(pool.max, pool.queueTimeoutMs);
+  const db = drizzle(preparedAndGated(client, gate), { schema });
   return {
     db: db as unknown as Database,
     kind: 'postgres',
+    gate,
     migrate: async () => {
       // Instances started together on an empty database would race on
       // CREATE TABLE; the advisory lock lets one migrate while the rest wait.
@@ -74,7 +115,7 @@ async function openPostgres(url: string, pool: PoolSettings): Promise<DatabaseHa
       try {
         await session`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
         try {
-          await migratePostgres(db, { migrationsFolder });
+          await migrate(db, { migrationsFolder });
         } finally {
           await session`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
         }

@@ -17,6 +17,16 @@ interface Waiter {
 export class ConnectionGate {
   private active = 0;
   private readonly waiting: Waiter[] = [];
+  /** Told how long a query waited, when it had to (the metrics' queue waits). */
+  onWaited: ((ms: number) => void) | undefined;
+
+  get inUse(): number {
+    return this.active;
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
 
   constructor(
     private readonly slots: number,
@@ -30,7 +40,11 @@ export class ConnectionGate {
       this.active++;
       return settled(work, release);
     }
-    return this.waitForSlot().then(() => settled(work, release));
+    const queuedAt = performance.now();
+    return this.waitForSlot().then(() => {
+      this.onWaited?.(performance.now() - queuedAt);
+      return settled(work, release);
+    });
   }
 
   private waitForSlot(): Promise<void> {

@@ -11,8 +11,8 @@ import { hitRateLimit, rateLimitHeaders } from '../services/rate-limits/hit-rate
 import { requesterOf, type Context } from '../trpc.ts';
 import type { Logger } from './logger.ts';
 import { parseJsonBody, readBodyText } from './read-json-body.ts';
+import { GRAPHQL_PATH } from './graphql-path.ts';
 
-export const GRAPHQL_PATH = '/api/graphql';
 export const GRAPHQL_CONTENT_TYPE = 'application/graphql-response+json; charset=utf-8';
 
 /** SPEC: a query of more than 4000 characters is refused before parsing. */

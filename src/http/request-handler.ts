@@ -6,11 +6,11 @@ import type { ServiceContext } from '../services/service-context.ts';
 import { clientIdOf, type Context } from '../trpc.ts';
 import { authenticateRequest } from './authenticate-request.ts';
 import { clientAddressOf } from './client-address.ts';
-import { GRAPHQL_PATH, type GraphQLEndpoint } from './graphql-endpoint.ts';
+import type { GraphQLEndpoint } from './graphql-endpoint.ts';
+import { GRAPHQL_PATH } from './graphql-path.ts';
 import type { Logger } from './logger.ts';
-import { DOCS_ASSETS, DOCS_PATH, serveDocsAsset, serveDocsPage } from './pages/docs-page.ts';
-import { GRAPHIQL_PATH, serveGraphiQLPage } from './pages/graphiql-page.ts';
-import { serveVersioningPage, VERSIONING_PATH } from './pages/versioning-page.ts';
+import type { ServiceMetrics } from '../metrics/service-metrics.ts';
+import type { StaticContent } from './pages/static-content.ts';
 import { writeProblem } from './problem-response.ts';
 import { requestIdOf } from './request-id.ts';
 import { serveRestRoute } from './rest-adapter.ts';
@@ -24,8 +24,10 @@ export interface RequestHandlerOptions {
   service: ServiceContext;
   scoreStreams: ScoreStreams;
   graphql: GraphQLEndpoint;
-  /** The OpenAPI document, serialised once. */
-  openApiJson: string;
+  /** The pages, their assets and the OpenAPI document, compressed once. */
+  staticContent: StaticContent;
+  /** Absent when METRICS=off: then /metrics is not found like any unknown path. */
+  metrics: ServiceMetrics | undefined;
   baseUrl: string;
   trustProxy: boolean;
   log: Logger;
@@ -33,12 +35,11 @@ export interface RequestHandlerOptions {
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-/** Pages for people, answered for GET and HEAD. */
-const pages: Record<string, (res: ServerResponse) => void> = {
-  [DOCS_PATH]: serveDocsPage,
-  [GRAPHIQL_PATH]: serveGraphiQLPage,
-  [VERSIONING_PATH]: serveVersioningPage,
-};
+export const METRICS_PATH = '/metrics';
+/** The route label of every tRPC call: procedure names would be bounded, but batches combine them freely. */
+const TRPC_ROUTE = `${TRPC_PREFIX}/{procedure}`;
+/** The route label of any request that matched no route: never its raw path. */
+const UNMATCHED_ROUTE = 'unmatched';
 
 /**
  * The dispatch table. Every request is first credential-checked, then routed:
@@ -47,7 +48,7 @@ const pages: Record<string, (res: ServerResponse) => void> = {
  * anything else to a 404 problem.
  */
 export function createRequestHandler(options: RequestHandlerOptions): RequestHandler {
-  const { router, service, scoreStreams, graphql, openApiJson, baseUrl, trustProxy, log } = options;
+  const { router, service, scoreStreams, graphql, staticContent, metrics, baseUrl, trustProxy, log } = options;
   const routes = buildRestRoutes(router);
 
   return async (req, res) => {
@@ -59,12 +60,13 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     const rawPath = queryStart === -1 ? target : target.slice(0, queryStart);
     const pathname = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
     const reading = method === 'GET' || method === 'HEAD';
+    /** The route template this request reached, for the metrics. */
+    let route = UNMATCHED_ROUTE;
     res.setHeader('X-Request-Id', requestId);
     res.once('close', () => {
-      log.info(
-        { reqId: requestId, method, path: rawPath, status: res.statusCode, durationMs: Math.round((performance.now() - started) * 100) / 100 },
-        'request',
-      );
+      const durationMs = performance.now() - started;
+      log.info({ reqId: requestId, method, path: rawPath, status: res.statusCode, durationMs: Math.round(durationMs * 100) / 100 }, 'request');
+      metrics?.requestFinished(route, method, res.statusCode, durationMs / 1000);
     });
     const contextFor = (caller: Context['caller']): Context => ({
       service,
@@ -78,33 +80,41 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
 
     try {
       if (pathname.startsWith(TRPC_PREFIX)) {
+        route = TRPC_ROUTE;
         // Credential failures there answer in tRPC's own envelope.
         await serveTrpc({ router, req, res, pathname, requestId, createContext: async () => contextFor(await authenticateRequest(service, req)), log });
         return;
       }
       if (pathname === GRAPHQL_PATH) {
+        route = GRAPHQL_PATH;
         // …and here in GraphQL's, after the request has counted against the limit.
         await graphql(req, res, { requestId, authenticate: () => authenticateRequest(service, req), contextFor });
         return;
       }
       // Most requests carry no credential: skip the await altogether for them.
       ctx = contextFor(req.headers.authorization === undefined ? undefined : await authenticateRequest(service, req));
-      if (reading && pathname === '/api/openapi.json') {
-        res.setHeader('Content-Type', 'application/json');
-        res.setHeader('Content-Length', Buffer.byteLength(openApiJson));
-        res.end(openApiJson);
+      if (reading && (await staticContent(req, res, pathname))) {
+        route = pathname;
         return;
       }
-      const page = pages[pathname];
-      if (reading && page) return page(res);
-      if (reading && pathname.startsWith(DOCS_ASSETS) && serveDocsAsset(res, pathname.slice(DOCS_ASSETS.length))) return;
+      if (reading && metrics && pathname === METRICS_PATH) {
+        route = METRICS_PATH;
+        const { body, contentType } = await metrics.exposition();
+        res.setHeader('Content-Type', contentType);
+        res.setHeader('Cache-Control', 'no-store');
+        res.setHeader('Content-Length', Buffer.byteLength(body));
+        res.end(method === 'HEAD' ? undefined : body);
+        return;
+      }
       const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
-      if (method === 'GET' && pathname === SCORE_STREAM_PATH) {
+      if (reading && pathname === SCORE_STREAM_PATH) {
+        route = SCORE_STREAM_PATH;
         await scoreStreams.serve(req, res, query, clientIdOf(ctx));
         return;
       }
       const match = matchRoute(routes, method, pathname);
       if (!match) throw new AppError('not-found', { detail: `No route for ${method} ${rawPath}.` });
+      route = match.route.template;
       await serveRestRoute({ match, req, res, query, ctx });
     } catch (thrown) {
       const error = appErrorOf(thrown);

@@ -5,6 +5,8 @@ import { numericFieldsOf, unwrapOptional } from './query-input.ts';
 
 export interface RestRoute {
   method: string;
+  /** The path as the OpenAPI document writes it, e.g. /api/tasks/{id}: the route label of the metrics. */
+  template: string;
   /** The procedure itself (the one /api/trpc reaches), looked up once here rather than on every request. */
   procedure: unknown;
   pattern: RegExp;
@@ -31,6 +33,7 @@ export function buildRestRoutes(router: AnyTRPCRouter): RestRoute[] {
     routes.push({
       procedure,
       method: meta.openapi.method,
+      template: openapiPath,
       pattern: new RegExp(`^${escaped.replace(/\\?\{(.+?)\\?\}/g, '([^/]+)')}$`),
       pathParameters,
       procedurePath: path,

@@ -3,6 +3,7 @@ import type { Database, Executor } from '../db/database.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { EventDispatcher } from './events/event-dispatcher.ts';
 import { Housekeeping } from './housekeeping.ts';
+import type { ServiceObserver } from './service-observer.ts';
 
 /** The deployment settings services act on. */
 export type ServiceSettings = Pick<Config, 'baseUrl' | 'jwtSecret' | 'rateLimits' | 'webhooks' | 'idempotency'>;
@@ -16,13 +17,15 @@ export interface ServiceContext {
   dispatcher: EventDispatcher;
   /** Paces the cleanups that ride on requests. */
   housekeeping: Housekeeping;
+  /** Told of what the metrics count. */
+  observer: ServiceObserver;
   /** Set inside a transaction: work to run once it has committed. */
   afterCommit?: (work: () => void) => void;
 }
 
 export function createServiceContext(
   db: Database,
-  dependencies: { clock: Clock; settings: ServiceSettings; dispatcher: EventDispatcher },
+  dependencies: { clock: Clock; settings: ServiceSettings; dispatcher: EventDispatcher; observer: ServiceObserver },
 ): ServiceContext {
   return { db, housekeeping: new Housekeeping(), ...dependencies };
 }

@@ -4,6 +4,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+/** `npm start`'s command: the compiled service, built before the tests by test/support/build-service.ts. */
+export const SERVICE_ENTRY = 'dist/main.js';
+
 const SERVICE_VARIABLES = /^(PORT|HOST|BASE_URL|DATABASE_.*|PGLITE_DATA_DIR|JWT_SECRET|RATE_LIMIT_.*|SSE_.*|TRUST_PROXY|WEBHOOK_.*|IDEMPOTENCY_.*|HTTP_.*|LOG_LEVEL)$/;
 
 /** The test runner's environment without any service setting (Vite itself sets BASE_URL). */
@@ -22,9 +25,19 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs `npm start`'s command as its own process and waits for its "listening" log line. */
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/** `npm start` itself, through the npm that runs the tests when there is one. */
+function npmStartCommand(): [string, string[]] {
+  const npmCli = process.env.npm_execpath;
+  return npmCli && npmCli.endsWith('.js') ? [process.execPath, [npmCli, 'start']] : ['npm', ['start']];
+}
+
+/**
+ * Runs `npm start`'s command (`node dist/main.js`), or with `viaNpm` `npm
+ * start` itself, as its own process and waits for its ready line.
+ */
+export async function startServiceProcess(env: Record<string, string>, options: { viaNpm?: boolean } = {}): Promise<ServiceProcess> {
+  const [command, args] = options.viaNpm ? npmStartCommand() : [process.execPath, [SERVICE_ENTRY]];
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...inheritedEnvironment(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -32,8 +45,10 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   const lines: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  // 'close', not 'exit': by then every line the process wrote has been read.
+  const exited = once(child, 'close').then(([code]) => code as number | null);
   const url = await new Promise<string>((resolve, reject) => {
+    // npm prints its own banner first; the service's lines are the JSON ones.
     let buffered = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
@@ -41,9 +56,11 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
       while ((newline = buffered.indexOf('\n')) !== -1) {
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
+        if (!line.startsWith('{')) continue;
         lines.push(line);
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'listening' && entry.url) resolve(entry.url);
+        const entry = JSON.parse(line) as { url?: string; docs?: string };
+        // The ready line (DECISIONS "Operations") names the URL and the /docs page.
+        if (entry.url && entry.docs) resolve(entry.url);
       }
     });
     void exited.then((code) => reject(new Error(`service exited with ${code} before listening: ${stderr}`)));
@@ -59,15 +76,17 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   };
 }
 
-/** Runs the service expecting it to refuse to start; resolves with its exit code and stderr. */
-export async function runServiceExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/** Runs the service expecting it to refuse to start; resolves with its exit code and what it wrote. */
+export async function runServiceExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const child = spawn(process.execPath, [SERVICE_ENTRY], {
     cwd: root,
     env: { ...inheritedEnvironment(), PORT: '0', HOST: '127.0.0.1', PGLITE_DATA_DIR: 'memory://', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stderr };
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stderr, stdout };
 }

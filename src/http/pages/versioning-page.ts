@@ -1,6 +1,4 @@
-import type { ServerResponse } from 'node:http';
 import { VERSION_0_HEADERS } from '../../routers/tasks/list-tasks-v0.ts';
-import { sendStatic } from './static-page.ts';
 
 export const VERSIONING_PATH = '/versioning';
 
@@ -9,7 +7,7 @@ const sunsetOn = new Date(VERSION_0_HEADERS.Sunset);
 const day = (date: Date) => date.toISOString().slice(0, 10);
 
 /** The deprecation policy v0's `Link: </versioning>; rel="deprecation"` points to. */
-const page = `<!doctype html>
+export const VERSIONING_PAGE = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -42,7 +40,3 @@ const page = `<!doctype html>
 </body>
 </html>
 `;
-
-export function serveVersioningPage(res: ServerResponse): void {
-  sendStatic(res, page, 'text/html; charset=utf-8', 3600);
-}

@@ -42,6 +42,14 @@ export interface ScoreStreams {
   readonly openCount: number;
 }
 
+/** `X-Accel-Buffering: no` asks a proxy in front (nginx) to pass each event on at once. */
+const STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
+
 /**
  * GET /api/scores/stream: a thin adapter over the leaderboard and event-log
  * services. Every stream listens to the process's one EventPoller; the
@@ -103,6 +111,13 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, max
       throw new AppError('validation', { detail: errors.map((entry) => `${entry.path}: ${entry.message}`).join('; '), errors });
     }
     const { game, limit } = parsed.data;
+    if (req.method === 'HEAD') {
+      // What a GET would start with, without the stream.
+      res.writeHead(200, STREAM_HEADERS);
+      res.end();
+      release();
+      return;
+    }
     const resumeAfter = parseLastEventId(req.headers['last-event-id']);
 
     // Read the starting point before answering, so that a database out of
@@ -124,12 +139,7 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, max
       return;
     }
 
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream',
-      'Cache-Control': 'no-cache',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
+    res.writeHead(200, STREAM_HEADERS);
     res.flushHeaders();
 
     let closed = false;

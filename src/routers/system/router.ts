@@ -1,4 +1,5 @@
 import { router } from '../../trpc.ts';
 import { healthProcedure } from './health.ts';
+import { readyProcedure } from './ready.ts';
 
-export const systemRouter = router({ health: healthProcedure });
+export const systemRouter = router({ health: healthProcedure, ready: readyProcedure });

@@ -81,6 +81,8 @@ export class EventPoller {
         if (this.listeners.size === 0) return;
         this.position = events.at(-1)?.id ?? after;
         this.deliver({ after, upTo: this.position, events });
+        const now = this.service.clock.now().getTime();
+        if (events.length > 0) this.service.observer.eventsStreamed(events.map((event) => (now - event.createdAt.getTime()) / 1000));
       }
     } catch (error) {
       this.onError(error);

@@ -47,6 +47,7 @@ export async function hitRateLimit({
     resetSeconds: Math.max(1, Math.ceil((windowEnd.getTime() - now) / 1000)),
   };
   if (!counted) {
+    ctx.observer.rateLimitRefused(policy.name);
     const asked = cost === 1 ? '' : ` This request needs ${cost} of them; ${outcome.remaining} are left.`;
     throw new AppError('rate-limited', {
       detail: `Rate limit ${policy.name} allows ${policy.limit} requests per ${policy.windowSeconds} seconds; it resets in ${outcome.resetSeconds} seconds.${asked}`,

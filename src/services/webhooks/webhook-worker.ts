@@ -152,9 +152,11 @@ export class WebhookWorker implements EventDispatcher {
     const ours = and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempts, delivery.attempts), eq(webhookDeliveries.status, 'pending'));
     if (status !== null && status >= 200 && status < 300) {
       await db.update(webhookDeliveries).set({ status: 'delivered', lastResponseStatus: status, nextAttemptAt: null }).where(ours);
+      this.service.observer.webhookAttempted('delivered');
       return;
     }
     if (status === 410) {
+      this.service.observer.webhookAttempted('disabled');
       // The receiver is gone for good: stop sending to it at all.
       await db.transaction(async (tx) => {
         await tx.update(webhookSubscriptions).set({ status: 'disabled' }).where(eq(webhookSubscriptions.id, delivery.subscriptionId));
@@ -169,8 +171,10 @@ export class WebhookWorker implements EventDispatcher {
     const wait = settings.webhooks.retryScheduleMs[delivery.attempts - 1];
     if (wait === undefined) {
       await db.update(webhookDeliveries).set({ status: 'failed', lastResponseStatus: status, nextAttemptAt: null }).where(ours);
+      this.service.observer.webhookAttempted('failed');
       return;
     }
+    this.service.observer.webhookAttempted('retrying');
     // ±20 % jitter, so receivers that failed together are not retried together.
     const nextAttemptAt = new Date(clock.now().getTime() + Math.round(wait * (0.8 + Math.random() * 0.4)));
     await db.update(webhookDeliveries).set({ lastResponseStatus: status, nextAttemptAt }).where(ours);

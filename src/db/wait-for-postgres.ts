@@ -1,0 +1,50 @@
+import type postgres from 'postgres';
+import { StartupError } from '../errors/startup-error.ts';
+
+/** SQLSTATEs that no retry will change. */
+const DATABASE_MISSING = '3D000';
+const AUTHENTICATION_FAILED = new Set(['28P01', '28000']);
+const RETRY_PAUSE_MS = 250;
+
+/** Where the service connects, for messages: never the password. */
+export function describePostgres(url: string): { host: string; port: string; database: string; user: string } {
+  const parsed = new URL(url);
+  return {
+    host: parsed.hostname || 'localhost',
+    port: parsed.port || '5432',
+    database: decodeURIComponent(parsed.pathname.slice(1)) || decodeURIComponent(parsed.username) || 'postgres',
+    user: decodeURIComponent(parsed.username) || 'postgres',
+  };
+}
+
+/**
+ * Start-up's first query, retried while the server is out of reach (it may be
+ * starting beside us) for `timeoutMs`; then, or at once for a missing
+ * database or refused credentials, a StartupError with one plain line.
+ */
+export async function waitForPostgres(client: postgres.Sql, url: string, timeoutMs: number): Promise<void> {
+  const target = describePostgres(url);
+  const where = `${target.host}:${target.port}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await client`select 1`;
+      return;
+    } catch (error) {
+      const code = String((error as { code?: unknown }).code ?? '');
+      if (code === DATABASE_MISSING) {
+        throw new StartupError(
+          `PostgreSQL database "${target.database}" does not exist on ${where}: create it with \`createdb -h ${target.host} -p ${target.port} -U ${target.user} ${target.database}\``,
+        );
+      }
+      if (AUTHENTICATION_FAILED.has(code)) {
+        throw new StartupError(`PostgreSQL on ${where} refused user "${target.user}": authentication failed (check DATABASE_URL's user and password)`);
+      }
+      if (Date.now() + RETRY_PAUSE_MS >= deadline) {
+        const reason = code || (error as Error).message;
+        throw new StartupError(`PostgreSQL on ${where} is unreachable after retrying for ${timeoutMs / 1000} s (${reason})`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+    }
+  }
+}

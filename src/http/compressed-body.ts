@@ -1,0 +1,55 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+import { chooseEncoding } from './accept-encoding.ts';
+
+/** A body held in each encoding the service offers (DECISIONS "Operations": brotli and gzip). */
+export interface CompressedBody {
+  identity: Buffer;
+  br: Buffer;
+  gzip: Buffer;
+}
+
+/** Brotli's best quality: worth it for what is compressed once and sent many times. */
+export const BROTLI_QUALITY = constants.BROTLI_MAX_QUALITY;
+
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+
+/** Compresses a body once, off the event loop (zlib's thread pool). */
+export async function compressBody(body: string | Buffer, brotliQuality = BROTLI_QUALITY): Promise<CompressedBody> {
+  const identity = Buffer.from(body);
+  const [br, gz] = await Promise.all([
+    brotli(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+    gzipped(identity, { level: constants.Z_BEST_COMPRESSION }),
+  ]);
+  return { identity, br, gzip: gz };
+}
+
+/** A body with no compressed forms (the vendor assets of a build that did not run). */
+export function uncompressedBody(body: Buffer): CompressedBody {
+  return { identity: body, br: body, gzip: body };
+}
+
+/**
+ * Sends a page, asset or document in the encoding the request's
+ * Accept-Encoding prefers among ours, with `Vary: Accept-Encoding` whichever
+ * it is, so caches keep the encodings apart. HEAD gets the headers only.
+ */
+export function sendCompressed(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: CompressedBody,
+  headers: { contentType: string; cacheControl?: string | undefined },
+): void {
+  const compressed = body.br !== body.identity;
+  const encoding = compressed ? chooseEncoding(req.headers['accept-encoding']) : 'identity';
+  const bytes = encoding === 'br' ? body.br : encoding === 'gzip' ? body.gzip : body.identity;
+  res.statusCode = 200;
+  res.setHeader('Content-Type', headers.contentType);
+  if (headers.cacheControl) res.setHeader('Cache-Control', headers.cacheControl);
+  if (compressed) res.setHeader('Vary', 'Accept-Encoding');
+  if (encoding !== 'identity') res.setHeader('Content-Encoding', encoding);
+  res.setHeader('Content-Length', bytes.length);
+  res.end(req.method === 'HEAD' ? undefined : bytes);
+}

@@ -1,0 +1,58 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { compressBody, sendCompressed, type CompressedBody } from '../compressed-body.ts';
+import { DOCS_PAGE, DOCS_PATH } from './docs-page.ts';
+import { GRAPHIQL_PAGE, GRAPHIQL_PATH } from './graphiql-page.ts';
+import { loadVendorAsset, VENDOR_ASSETS } from './vendor-assets.ts';
+import { VERSIONING_PAGE, VERSIONING_PATH } from './versioning-page.ts';
+
+export const OPENAPI_PATH = '/api/openapi.json';
+
+const HTML = 'text/html; charset=utf-8';
+/** Vendor assets change only with a package upgrade; pages may change with a deployment. */
+const PAGE_CACHE = 'public, max-age=300';
+const ASSET_CACHE = 'public, max-age=86400';
+
+interface Entry {
+  body: () => Promise<CompressedBody>;
+  contentType: string;
+  cacheControl?: string;
+}
+
+export type StaticContent = (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean>;
+
+/** Keeps the first promise: the work is done once, by whoever asks first. */
+function once<T>(build: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => (value ??= build());
+}
+
+/**
+ * The pages, their assets and the OpenAPI document (DECISIONS "Operations"):
+ * each compressed once — the pages and the document at start, off the event
+ * loop; the vendor assets by the build — and sent in the encoding the client
+ * prefers. Answers GET and HEAD for the paths it knows; false for others.
+ */
+export function createStaticContent(openApiJson: Promise<string>): StaticContent {
+  const atStart = (body: string | Promise<string>) => {
+    const compressed = Promise.resolve(body).then((text) => compressBody(text));
+    // Nobody may be waiting when it fails; a request that asks later gets the error.
+    compressed.catch(() => {});
+    return () => compressed;
+  };
+  const entries = new Map<string, Entry>([
+    [OPENAPI_PATH, { body: atStart(openApiJson), contentType: 'application/json' }],
+    [DOCS_PATH, { body: atStart(DOCS_PAGE), contentType: HTML, cacheControl: PAGE_CACHE }],
+    [GRAPHIQL_PATH, { body: atStart(GRAPHIQL_PAGE), contentType: HTML, cacheControl: PAGE_CACHE }],
+    [VERSIONING_PATH, { body: atStart(VERSIONING_PAGE), contentType: HTML, cacheControl: 'public, max-age=3600' }],
+    ...VENDOR_ASSETS.map((asset): [string, Entry] => [
+      asset.path,
+      { body: once(() => loadVendorAsset(asset)), contentType: asset.contentType, cacheControl: ASSET_CACHE },
+    ]),
+  ]);
+  return async (req, res, pathname) => {
+    const entry = entries.get(pathname);
+    if (!entry) return false;
+    sendCompressed(req, res, await entry.body(), entry);
+    return true;
+  };
+}
