@@ -46,13 +46,29 @@ describe('pages in a real browser', () => {
     await shot('docs');
   });
 
-  it('/graphiql runs { tasks { id title } } and shows the result', async () => {
+  it('/graphiql runs { tasks { id title } } and shows the result, its assets and editor workers all loaded', async () => {
     await createTask(server.url, { title: 'seen in graphiql' });
+    const loaded: { url: string; status: number; encoding: string | undefined }[] = [];
+    const recordResponse = (response: import('playwright-core').Response) =>
+      loaded.push({ url: response.url(), status: response.status(), encoding: response.headers()['content-encoding'] });
+    page.on('response', recordResponse);
+    const workers: string[] = [];
+    const recordWorker = (worker: import('playwright-core').Worker) => workers.push(worker.url());
+    page.on('worker', recordWorker);
     await page.goto(`${server.url}/graphiql`);
     await page.locator('.graphiql-execute-button').waitFor();
     await page.locator('.graphiql-execute-button').click();
     await page.getByText('seen in graphiql').first().waitFor();
+    page.off('response', recordResponse);
     await shot('graphiql');
+    expect(loaded.filter((response) => response.status >= 400)).toEqual([]);
+    const bundle = loaded.find((response) => response.url.endsWith('/graphiql/assets/graphiql.js'));
+    expect(bundle?.encoding).toBe('br');
+    // Monaco starts its editor workers from our own files, not from inlined blobs.
+    await expect.poll(() => workers.map((url) => url.slice(server.url.length)).sort(), { timeout: 10_000 }).toEqual(
+      expect.arrayContaining(['/graphiql/assets/editorWorkerService.worker.js', '/graphiql/assets/graphql.worker.js', '/graphiql/assets/json.worker.js']),
+    );
+    page.off('worker', recordWorker);
   });
 
   it('/versioning renders the deprecation policy', async () => {

@@ -6,8 +6,9 @@ import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
 import { expectProblem } from './support/problem.ts';
 import { openSse } from './support/sse-reader.ts';
-import { TcpProxy } from './support/tcp-proxy.ts';
-import { createTestDatabase, postgresUrl, type TestDatabase } from './support/test-database.ts';
+import { startServerBehindProxy, type ServerBehindProxy } from './support/server-behind-proxy.ts';
+import type { TcpProxy } from './support/tcp-proxy.ts';
+import { postgresUrl } from './support/test-database.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
 
 /** An answer must come within this long; a hang fails the test instead of stalling it. */
@@ -16,23 +17,14 @@ const bounded = (url: string, init: RequestInit = {}) => request(url, { ...init,
 const UNAVAILABLE_DETAIL = 'The database cannot be reached right now; retry in a moment.';
 
 describe.runIf(postgresUrl)('PostgreSQL becomes unreachable while the service runs', () => {
-  let database: TestDatabase;
+  let behindProxy: ServerBehindProxy;
   let proxy: TcpProxy;
   let server: TestServer;
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const direct = new URL(database.env.DATABASE_URL!);
-    proxy = new TcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-    await proxy.start();
-    const viaProxy = new URL(direct);
-    viaProxy.port = String(proxy.port);
-    server = await startTestServer({ database: { env: { DATABASE_URL: viaProxy.toString() }, drop: async () => {} }, env: { SSE_POLL_MS: '50' } });
+    behindProxy = await startServerBehindProxy({ SSE_POLL_MS: '50' });
+    ({ proxy, server } = behindProxy);
   });
-  afterAll(async () => {
-    await server.stop();
-    await proxy.stop();
-    await database.drop();
-  });
+  afterAll(() => behindProxy.stop());
 
   it('answers 503 unavailable problems in bounded time under load, ends open streams cleanly, and serves again without losing an acknowledged write', async () => {
     // A key made before the outage: during it, checking the key itself needs the database.

@@ -7,8 +7,9 @@ import { sendRaw } from './support/raw-http.ts';
 import { submitScore } from './support/scores-client.ts';
 import { openSse } from './support/sse-reader.ts';
 import { createTask } from './support/tasks-client.ts';
-import { TcpProxy } from './support/tcp-proxy.ts';
-import { createTestDatabase, postgresUrl, type TestDatabase } from './support/test-database.ts';
+import { startServerBehindProxy, type ServerBehindProxy } from './support/server-behind-proxy.ts';
+import type { TcpProxy } from './support/tcp-proxy.ts';
+import { postgresUrl } from './support/test-database.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
 
@@ -46,23 +47,14 @@ describe('GET /api/ready', () => {
 });
 
 describe.runIf(postgresUrl)('GET /api/ready when PostgreSQL is out of reach', () => {
-  let database: TestDatabase;
+  let setup: ServerBehindProxy;
   let proxy: TcpProxy;
   let behindProxy: TestServer;
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const direct = new URL(database.env.DATABASE_URL!);
-    proxy = new TcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-    await proxy.start();
-    const viaProxy = new URL(direct);
-    viaProxy.port = String(proxy.port);
-    behindProxy = await startTestServer({ database: { env: { DATABASE_URL: viaProxy.toString() }, drop: async () => {} } });
+    setup = await startServerBehindProxy();
+    ({ proxy, server: behindProxy } = setup);
   });
-  afterAll(async () => {
-    await behindProxy.stop();
-    await proxy.stop();
-    await database.drop();
-  });
+  afterAll(() => setup.stop());
 
   it('answers 503 unavailable within about a second, while /api/health stays 200', async () => {
     expect((await request(`${behindProxy.url}/api/ready`)).status).toBe(200);

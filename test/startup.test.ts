@@ -176,3 +176,32 @@ describe('shutdown', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
+
+describe('log format', () => {
+  it('is readable on a terminal (pino-pretty) and JSON lines otherwise', async () => {
+    // `script` gives the service a pseudo-terminal as stdout.
+    const child = spawn('script', ['-qfec', `exec ${process.execPath} dist/main.js`, '/dev/null'], {
+      cwd: new URL('..', import.meta.url),
+      env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', PGLITE_DATA_DIR: 'memory://', JWT_SECRET: TEST_JWT_SECRET },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const closed = once(child, 'close');
+    let text = '';
+    await new Promise<void>((resolve) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('ready on')) resolve();
+      });
+    });
+    child.kill('SIGTERM');
+    await closed;
+    const ready = text.split('\n').find((line) => line.includes('ready on'))!;
+    expect(ready).toMatch(/INFO/);
+    expect(ready).not.toContain('{"level"');
+    // Through a pipe, as every other test here reads it: one JSON object per line.
+    const service = await startServiceProcess({ PGLITE_DATA_DIR: 'memory://', JWT_SECRET: TEST_JWT_SECRET });
+    expect(await service.stop()).toBe(0);
+    expect(service.lines.length).toBeGreaterThan(0);
+    for (const line of service.lines) expect(() => JSON.parse(line)).not.toThrow();
+  });
+});
