@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page, type Response, type Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTask } from '../test/support/tasks-client.ts';
 import { startTestServer, type TestServer } from '../test/support/test-server.ts';
@@ -49,11 +49,11 @@ describe('pages in a real browser', () => {
   it('/graphiql runs { tasks { id title } } and shows the result, its assets and editor workers all loaded', async () => {
     await createTask(server.url, { title: 'seen in graphiql' });
     const loaded: { url: string; status: number; encoding: string | undefined }[] = [];
-    const recordResponse = (response: import('playwright-core').Response) =>
+    const recordResponse = (response: Response) =>
       loaded.push({ url: response.url(), status: response.status(), encoding: response.headers()['content-encoding'] });
     page.on('response', recordResponse);
     const workers: string[] = [];
-    const recordWorker = (worker: import('playwright-core').Worker) => workers.push(worker.url());
+    const recordWorker = (worker: Worker) => workers.push(worker.url());
     page.on('worker', recordWorker);
     await page.goto(`${server.url}/graphiql`);
     await page.locator('.graphiql-execute-button').waitFor();
