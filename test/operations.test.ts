@@ -67,6 +67,22 @@ describe.runIf(postgresUrl)('GET /api/ready when PostgreSQL is out of reach', ()
     await proxy.start();
     await vi.waitFor(async () => expect((await request(`${behindProxy.url}/api/ready`)).status).toBe(200), { timeout: 10_000, interval: 100 });
   });
+
+  it('answers 503 after 1 s when PostgreSQL accepts but does not answer, and 200 once it does', async () => {
+    proxy.goQuiet();
+    try {
+      const started = Date.now();
+      const response = await request(`${behindProxy.url}/api/ready`, { signal: AbortSignal.timeout(5_000) });
+      const waited = Date.now() - started;
+      expectProblem(response, behindProxy.baseUrl, 'unavailable', 503, '/api/ready');
+      expect(response.body).toMatchObject({ detail: 'The database did not answer within 1 s.' });
+      expect(waited).toBeGreaterThanOrEqual(950);
+      expect(waited).toBeLessThan(3_000);
+    } finally {
+      proxy.speakAgain();
+    }
+    await vi.waitFor(async () => expect((await request(`${behindProxy.url}/api/ready`)).status).toBe(200), { timeout: 10_000, interval: 100 });
+  });
 });
 
 describe('GET /metrics', () => {

@@ -5,7 +5,21 @@ import type { AddressInfo } from 'node:net';
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  /** While set, what the server answers is held back: a server that has gone quiet, not away. */
+  private silent = false;
+  private held: (() => void)[] = [];
   port = 0;
+
+  /** The server's answers stop arriving (connections stay open). */
+  goQuiet(): void {
+    this.silent = true;
+  }
+
+  /** The held answers arrive, and the next ones as they come. */
+  speakAgain(): void {
+    this.silent = false;
+    for (const release of this.held.splice(0)) release();
+  }
 
   constructor(private readonly target: { host: string; port: number }) {}
 
@@ -21,7 +35,11 @@ export class TcpProxy {
         });
       }
       client.pipe(upstream);
-      upstream.pipe(client);
+      upstream.on('data', (chunk: Buffer) => {
+        if (this.silent) this.held.push(() => client.write(chunk));
+        else client.write(chunk);
+      });
+      upstream.on('end', () => client.end());
     });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
     this.port = (server.address() as AddressInfo).port;
