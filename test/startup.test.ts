@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './support/free-port.ts';
 import { request } from './support/http.ts';
 import { runServiceExpectingFailure, startServiceProcess } from './support/service-process.ts';
 import { createTask, type Task } from './support/tasks-client.ts';
@@ -83,10 +84,7 @@ describe('failures to start are one plain line and exit status 1', () => {
   });
 
   it('a database server that stays unreachable, after retrying for DATABASE_CONNECT_TIMEOUT_MS', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
+    const port = await freePort();
     const started = Date.now();
     const outcome = await runServiceExpectingFailure({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, DATABASE_CONNECT_TIMEOUT_MS: '1500' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
@@ -154,25 +152,11 @@ describe('shutdown', () => {
   });
 
   it('ends within its grace period when the reader of its stdout has gone away', async () => {
-    const child = spawn(process.execPath, ['dist/main.js'], {
-      cwd: new URL('..', import.meta.url),
-      env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', PGLITE_DATA_DIR: 'memory://', JWT_SECRET: TEST_JWT_SECRET },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    const exited = once(child, 'exit');
-    // Read up to the ready line, then close our end of the pipe: its peer is gone.
-    await new Promise<void>((resolve) => {
-      let text = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        text += chunk.toString();
-        if (text.includes('"docs"')) resolve();
-      });
-    });
-    child.stdout!.destroy();
+    const service = await startServiceProcess({ PGLITE_DATA_DIR: 'memory://', JWT_SECRET: TEST_JWT_SECRET });
+    // Up to the ready line has been read; now close our end of the pipe: its peer is gone.
+    service.child.stdout!.destroy();
     const started = Date.now();
-    child.kill('SIGTERM');
-    const [code] = await exited;
-    expect(code).toBe(0);
+    expect(await service.stop('SIGTERM')).toBe(0);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

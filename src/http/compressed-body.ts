@@ -6,8 +6,9 @@ import { chooseEncoding } from './accept-encoding.ts';
 /** A body held in each encoding the service offers (DECISIONS "Operations": brotli and gzip). */
 export interface CompressedBody {
   identity: Buffer;
-  br: Buffer;
-  gzip: Buffer;
+  /** Absent for a body served as is (the vendor assets of a build that did not run). */
+  br?: Buffer;
+  gzip?: Buffer;
 }
 
 /** Brotli's best quality: worth it for what is compressed once and sent many times. */
@@ -17,18 +18,13 @@ const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
 
 /** Compresses a body once, off the event loop (zlib's thread pool). */
-export async function compressBody(body: string | Buffer, brotliQuality = BROTLI_QUALITY): Promise<CompressedBody> {
+export async function compressBody(body: string | Buffer, brotliQuality = BROTLI_QUALITY): Promise<Required<CompressedBody>> {
   const identity = Buffer.from(body);
   const [br, gz] = await Promise.all([
     brotli(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
     gzipped(identity, { level: constants.Z_BEST_COMPRESSION }),
   ]);
   return { identity, br, gzip: gz };
-}
-
-/** A body with no compressed forms (the vendor assets of a build that did not run). */
-export function uncompressedBody(body: Buffer): CompressedBody {
-  return { identity: body, br: body, gzip: body };
 }
 
 /**
@@ -42,9 +38,9 @@ export function sendCompressed(
   body: CompressedBody,
   headers: { contentType: string; cacheControl?: string | undefined },
 ): void {
-  const compressed = body.br !== body.identity;
+  const compressed = body.br !== undefined && body.gzip !== undefined;
   const encoding = compressed ? chooseEncoding(req.headers['accept-encoding']) : 'identity';
-  const bytes = encoding === 'br' ? body.br : encoding === 'gzip' ? body.gzip : body.identity;
+  const bytes = (encoding === 'br' ? body.br : encoding === 'gzip' ? body.gzip : undefined) ?? body.identity;
   res.statusCode = 200;
   res.setHeader('Content-Type', headers.contentType);
   if (headers.cacheControl) res.setHeader('Cache-Control', headers.cacheControl);

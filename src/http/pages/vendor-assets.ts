@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compressBody, uncompressedBody, type CompressedBody } from '../compressed-body.ts';
+import { compressBody, type CompressedBody } from '../compressed-body.ts';
 
 const require = createRequire(import.meta.url);
 const swaggerUiFolder = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -78,7 +78,7 @@ export const VENDOR_ASSETS: readonly VendorAsset[] = [
  */
 export async function loadVendorAsset(asset: VendorAsset): Promise<CompressedBody> {
   const file = join(PUBLIC_FOLDER, asset.file);
-  if (!existsSync(`${file}.br`)) return uncompressedBody(await asset.source());
+  if (!existsSync(`${file}.br`)) return { identity: await asset.source() };
   return { identity: readFileSync(file), br: readFileSync(`${file}.br`), gzip: readFileSync(`${file}.gz`) };
 }
 
