@@ -5,6 +5,7 @@ import { openDatabase, type DatabaseHandle } from './db/client.ts';
 import { describePostgres } from './db/wait-for-postgres.ts';
 import { StartupError } from './errors/startup-error.ts';
 import type { GraphQLEndpoint } from './http/graphql-endpoint.ts';
+import { createCors } from './http/cors.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { DOCS_PATH } from './http/pages/docs-page.ts';
 import { createStaticContent } from './http/pages/static-content.ts';
@@ -113,6 +114,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     graphql,
     staticContent: createStaticContent(openApiJson),
     metrics,
+    cors: createCors(config.corsOrigins),
     baseUrl: config.baseUrl,
     trustProxy: config.trustProxy,
     log,

@@ -25,6 +25,32 @@ const httpUrl = z
   }, 'must be an absolute http(s) URL without query or fragment')
   .transform((value) => value.replace(/\/+$/, ''));
 
+/** An origin as a browser sends it in `Origin`: scheme, host and port only, no path. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/** DECISIONS "Browser clients (CORS)": `*`, `none`, or a comma-separated list of origins. */
+const corsOrigins = z.string().transform((value, ctx): CorsOrigins => {
+  if (value === '*') return { allow: 'any' };
+  if (value === 'none') return { allow: 'none' };
+  const origins = value.split(',').map((entry) => entry.trim());
+  const bad = origins.find((entry) => !isOrigin(entry));
+  if (bad !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be *, none or a comma-separated list of origins such as https://app.example.com,http://localhost:5173 (${JSON.stringify(bad)} is not an origin: scheme://host[:port], lower case, no path)`,
+    });
+    return z.NEVER;
+  }
+  return { allow: 'listed', origins: new Set(origins) };
+});
+
 const postgresUrl = z
   .string()
   .refine((value) => /^postgres(ql)?:\/\/.+/.test(value), 'must be a postgres:// or postgresql:// URL');
@@ -61,6 +87,7 @@ const environmentSchema = z.object({
   HTTP_HEADERS_TIMEOUT_MS: positiveInteger('milliseconds, default 15000').default(15000),
   HTTP_REQUEST_TIMEOUT_MS: positiveInteger('milliseconds, default 30000').default(30000),
   METRICS: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
+  CORS_ORIGINS: corsOrigins.default({ allow: 'any' }),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'must be one of fatal, error, warn, info, debug, trace, silent',
@@ -94,7 +121,12 @@ export interface Config {
   logLevel: string;
   /** GET /metrics (DECISIONS "Operations"); METRICS=off removes it. */
   metrics: boolean;
+  /** Which web origins may call /api from a browser. */
+  corsOrigins: CorsOrigins;
 }
+
+/** CORS_ORIGINS parsed: any origin (`*`), only the listed ones, or no CORS headers at all. */
+export type CorsOrigins = { allow: 'any' } | { allow: 'listed'; origins: ReadonlySet<string> } | { allow: 'none' };
 
 /** How the service uses a PostgreSQL server, so that an outage or overload becomes 503s, not a hang. */
 export interface PoolSettings {
@@ -158,5 +190,6 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     http: { headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS },
     logLevel: env.LOG_LEVEL,
     metrics: env.METRICS === 'on',
+    corsOrigins: env.CORS_ORIGINS,
   };
 }

@@ -64,9 +64,29 @@ describe('loadConfig', () => {
     ['IDEMPOTENCY_IN_PROGRESS_MS', '1e3', /^Invalid configuration: IDEMPOTENCY_IN_PROGRESS_MS must be a positive integer/],
     ['HTTP_HEADERS_TIMEOUT_MS', '-1', /^Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must be a positive integer/],
     ['WEBHOOK_TIMEOUT_MS', '0', /^Invalid configuration: WEBHOOK_TIMEOUT_MS must be a positive integer/],
+    ['CORS_ORIGINS', 'app.example.com', /^Invalid configuration: CORS_ORIGINS must be \*, none or a comma-separated list of origins .*"app.example.com" is not an origin/],
+    ['CORS_ORIGINS', 'https://app.example.com/', /^Invalid configuration: CORS_ORIGINS .*"https:\/\/app.example.com\/" is not an origin/],
+    ['CORS_ORIGINS', 'https://app.example.com/path', /^Invalid configuration: CORS_ORIGINS .*is not an origin/],
+    ['CORS_ORIGINS', 'https://App.Example.com', /^Invalid configuration: CORS_ORIGINS .*is not an origin/],
+    ['CORS_ORIGINS', '*,https://app.example.com', /^Invalid configuration: CORS_ORIGINS .*"\*" is not an origin/],
+    ['CORS_ORIGINS', 'https://a.example,,https://b.example', /^Invalid configuration: CORS_ORIGINS .*"" is not an origin/],
+    ['CORS_ORIGINS', 'ftp://files.example', /^Invalid configuration: CORS_ORIGINS .*is not an origin/],
+    ['CORS_ORIGINS', 'null', /^Invalid configuration: CORS_ORIGINS .*"null" is not an origin/],
   ])('%s=%s is refused with a line naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+});
+
+describe('CORS_ORIGINS', () => {
+  it('is any origin by default, none when told, or the listed origins (spaces around commas allowed)', () => {
+    expect(loadConfig({}).corsOrigins).toEqual({ allow: 'any' });
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toEqual({ allow: 'any' });
+    expect(loadConfig({ CORS_ORIGINS: 'none' }).corsOrigins).toEqual({ allow: 'none' });
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins).toEqual({
+      allow: 'listed',
+      origins: new Set(['https://app.example.com', 'http://localhost:5173']),
+    });
   });
 });
 

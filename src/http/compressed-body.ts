@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { chooseEncoding } from './accept-encoding.ts';
+import { appendVary } from './vary.ts';
 
 /** A body held in each encoding the service offers (DECISIONS "Operations": brotli and gzip). */
 export interface CompressedBody {
@@ -44,7 +45,7 @@ export function sendCompressed(
   res.statusCode = 200;
   res.setHeader('Content-Type', headers.contentType);
   if (headers.cacheControl) res.setHeader('Cache-Control', headers.cacheControl);
-  if (compressed) res.setHeader('Vary', 'Accept-Encoding');
+  if (compressed) appendVary(res, 'Accept-Encoding');
   if (encoding !== 'identity') res.setHeader('Content-Encoding', encoding);
   res.setHeader('Content-Length', bytes.length);
   res.end(req.method === 'HEAD' ? undefined : bytes);

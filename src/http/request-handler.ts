@@ -10,6 +10,7 @@ import type { GraphQLEndpoint } from './graphql-endpoint.ts';
 import { GRAPHQL_PATH } from './graphql-path.ts';
 import type { Logger } from './logger.ts';
 import type { ServiceMetrics } from '../metrics/service-metrics.ts';
+import type { ApplyCors } from './cors.ts';
 import type { StaticContent } from './pages/static-content.ts';
 import { writeProblem } from './problem-response.ts';
 import { requestIdOf } from './request-id.ts';
@@ -28,6 +29,8 @@ export interface RequestHandlerOptions {
   staticContent: StaticContent;
   /** Absent when METRICS=off: then /metrics is not found like any unknown path. */
   metrics: ServiceMetrics | undefined;
+  /** CORS_ORIGINS applied to every response under /api, preflights answered. */
+  cors: ApplyCors;
   baseUrl: string;
   trustProxy: boolean;
   log: Logger;
@@ -40,6 +43,9 @@ export const METRICS_PATH = '/metrics';
 const TRPC_ROUTE = `${TRPC_PREFIX}/{procedure}`;
 /** The route label of any request that matched no route: never its raw path. */
 const UNMATCHED_ROUTE = 'unmatched';
+/** The route label of an answered CORS preflight, whatever its path. */
+const PREFLIGHT_ROUTE = 'preflight';
+const API_PREFIX = '/api/';
 
 /**
  * The dispatch table. Every request is first credential-checked, then routed:
@@ -48,7 +54,7 @@ const UNMATCHED_ROUTE = 'unmatched';
  * anything else to a 404 problem.
  */
 export function createRequestHandler(options: RequestHandlerOptions): RequestHandler {
-  const { router, service, scoreStreams, graphql, staticContent, metrics, baseUrl, trustProxy, log } = options;
+  const { router, service, scoreStreams, graphql, staticContent, metrics, cors, baseUrl, trustProxy, log } = options;
   const routes = buildRestRoutes(router);
 
   return async (req, res) => {
@@ -68,6 +74,11 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       log.info({ reqId: requestId, method, path: rawPath, status: res.statusCode, durationMs: Math.round(durationMs * 100) / 100 }, 'request');
       metrics?.requestFinished(route, method, res.statusCode, durationMs / 1000);
     });
+    // Before anything can fail: errors and 429s carry the CORS headers too; a preflight counts against no limit.
+    if ((pathname === '/api' || pathname.startsWith(API_PREFIX)) && cors(req, res)) {
+      route = PREFLIGHT_ROUTE;
+      return;
+    }
     const contextFor = (caller: Context['caller']): Context => ({
       service,
       requestId,

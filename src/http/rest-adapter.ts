@@ -8,6 +8,7 @@ import { queryInput } from './query-input.ts';
 import { parseJsonBody, readBodyText } from './read-json-body.ts';
 import type { RestRoute, RouteMatch } from './rest-routes.ts';
 import { successResponseOf } from './success-response.ts';
+import { appendVary } from './vary.ts';
 
 /**
  * Serves one REST route by calling its tRPC procedure — the same procedure
@@ -25,7 +26,10 @@ export async function serveRestRoute(options: {
 }): Promise<void> {
   const { match, req, res, query, ctx } = options;
   const { route } = match;
-  for (const [name, value] of Object.entries(route.http.fixedHeaders ?? {})) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(route.http.fixedHeaders ?? {})) {
+    if (name === 'Vary') appendVary(res, value);
+    else res.setHeader(name, value);
+  }
 
   let data: unknown;
   try {

@@ -69,7 +69,9 @@ export async function serveTrpc(options: {
       const headers: Record<string, string> = { ...response.headers };
       if (response.replay) headers['Idempotent-Replayed'] = 'true';
       for (const error of errors) if (error.cause instanceof AppError) Object.assign(headers, error.cause.headers);
-      return { headers };
+      // tRPC sets its own Vary; a list added to it keeps the Origin that CORS already varies by.
+      const vary = res.getHeader('Vary');
+      return { headers: vary === undefined ? headers : { ...headers, Vary: [String(vary)] } };
     },
     onError({ error, path }) {
       if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ reqId: requestId, err: error.cause ?? error, procedure: path }, 'procedure failed');
