@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', '.artifacts/', 'src/db/migrations/'] },
+  { ignores: ['node_modules/', 'dist/', '.data/', '.artifacts/', 'src/db/migrations/', 'test/consumer/node_modules/', 'test/consumer/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -25,6 +25,24 @@ export default tseslint.config(
             {
               group: ['**/db/**', 'drizzle-orm', 'drizzle-orm/*', 'postgres', '@electric-sql/*'],
               message: 'Transports call service verbs; only src/services touches the database.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The client entry points ship to frontends: the server may be named in types only.
+    files: ['src/client/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../*'],
+              allowTypeImports: true,
+              message: 'lab-api/client and lab-api/router load in browsers: import the server as a type only.',
             },
           ],
         },

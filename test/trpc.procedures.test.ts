@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TRPCClientError } from '@trpc/client';
 import type { inferRouterOutputs } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import type { AppRouter } from '../src/router.ts';
+import type { AppRouter } from '../src/client/app-router.ts';
 import { request } from './support/http.ts';
 import { submitScore } from './support/scores-client.ts';
 import { createTask } from './support/tasks-client.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppRouter } from '../src/router.ts';
+import type { AppRouter } from '../src/client/app-router.ts';
 import { request } from './support/http.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
 import { trpcClient, type TrpcClient } from './support/trpc-client.ts';

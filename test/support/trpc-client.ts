@@ -1,5 +1,5 @@
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
-import type { AppRouter } from '../../src/router.ts';
+import type { AppRouter } from '../../src/client/app-router.ts';
 
 /** The typed client a TypeScript frontend would use, with the batch link. */
 export function trpcClient(url: string) {
