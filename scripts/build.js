@@ -16,6 +16,10 @@ if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 // Migrations are read at start-up from beside the compiled client.
 cpSync(`${root}/src/db/migrations`, `${root}/dist/db/migrations`, { recursive: true });
 
+// The leaderboard page served at /, bundled from web/.
+const { buildApp } = await import('./build-app.js');
+await buildApp(root);
+
 // The pages' vendor files (Swagger UI, GraphiQL) with their brotli and gzip
 // forms; skipped when already written from the same package versions.
 const { writeVendorAssets } = await import('../dist/http/pages/vendor-assets.js');

@@ -209,7 +209,8 @@ describe('routes', () => {
     ['GET', '/api/nothing-here'],
     ['PUT', '/api/tasks'],
     ['POST', '/api/health'],
-    ['GET', '/'],
+    ['POST', '/'],
+    ['GET', '/nowhere'],
   ])('%s %s → 404 with the route detail', async (method, path) => {
     const response = await request(`${server.url}${path}?q=1`, { method });
     const problem = expectProblem(response, server.baseUrl, 'not-found', 404, path);

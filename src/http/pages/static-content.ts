@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { compressBody, sendCompressed, type CompressedBody } from '../compressed-body.ts';
 import { DOCS_PAGE, DOCS_PATH } from './docs-page.ts';
 import { GRAPHIQL_PAGE, GRAPHIQL_PATH } from './graphiql-page.ts';
+import { LEADERBOARD_PATH, leaderboardFiles } from './leaderboard-app.ts';
 import { loadVendorAsset, VENDOR_ASSETS } from './vendor-assets.ts';
 import { VERSIONING_PAGE, VERSIONING_PATH } from './versioning-page.ts';
 
@@ -33,7 +34,7 @@ function once<T>(build: () => Promise<T>): () => Promise<T> {
  * prefers. Answers GET and HEAD for the paths it knows; false for others.
  */
 export function createStaticContent(openApiJson: Promise<string>): StaticContent {
-  const atStart = (body: string | Promise<string>) => {
+  const atStart = (body: string | Buffer | Promise<string>) => {
     const compressed = Promise.resolve(body).then((text) => compressBody(text));
     // Nobody may be waiting when it fails; a request that asks later gets the error.
     compressed.catch(() => {});
@@ -44,6 +45,11 @@ export function createStaticContent(openApiJson: Promise<string>): StaticContent
     [DOCS_PATH, { body: atStart(DOCS_PAGE), contentType: HTML, cacheControl: PAGE_CACHE }],
     [GRAPHIQL_PATH, { body: atStart(GRAPHIQL_PAGE), contentType: HTML, cacheControl: PAGE_CACHE }],
     [VERSIONING_PATH, { body: atStart(VERSIONING_PAGE), contentType: HTML, cacheControl: 'public, max-age=3600' }],
+    // The page at start; its script, styles and source maps when first asked for.
+    ...leaderboardFiles().map((file): [string, Entry] => [
+      file.path,
+      { body: file.path === LEADERBOARD_PATH ? atStart(file.body) : once(() => compressBody(file.body)), contentType: file.contentType, cacheControl: file.cacheControl },
+    ]),
     ...VENDOR_ASSETS.map((asset): [string, Entry] => [
       asset.path,
       { body: once(() => loadVendorAsset(asset)), contentType: asset.contentType, cacheControl: ASSET_CACHE },

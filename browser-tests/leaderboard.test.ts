@@ -1,0 +1,192 @@
+import { mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { submitScore } from '../test/support/scores-client.ts';
+import { serveLeaderboardElsewhere, type StaticSite } from '../test/support/static-site.ts';
+import { startTestServer, type TestServer } from '../test/support/test-server.ts';
+
+const SCREENSHOTS = new URL('../.artifacts/screenshots/', import.meta.url);
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** The issue's bound for a score from elsewhere to show on an open page. */
+const LIVE_WITHIN_MS = 3000;
+
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  server = await startTestServer({ env: { SSE_POLL_MS: '100', RATE_LIMIT_SCORES_PER_MINUTE: '8' } });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** A page that records console errors and any request leaving the two origins (nothing may come from a CDN). */
+async function openPage(url: string, origins: string[]): Promise<{ page: Page; offsite: string[]; consoleErrors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const offsite: string[] = [];
+  const consoleErrors: string[] = [];
+  page.on('request', (request) => {
+    if (!origins.some((origin) => request.url().startsWith(origin))) offsite.push(request.url());
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  await page.goto(url);
+  return { page, offsite, consoleErrors };
+}
+
+const rowsOf = (page: Page, initials: string) => page.locator('#board-entries tr', { has: page.locator('td', { hasText: new RegExp(`^${initials}$`) }) });
+
+async function submitThroughForm(page: Page, initials: string, value: string): Promise<void> {
+  await page.getByLabel('Initials', { exact: true }).fill(initials);
+  await page.getByLabel('Score', { exact: true }).fill(value);
+  await page.getByRole('button', { name: 'Submit score' }).click();
+}
+
+describe('the leaderboard page at /', () => {
+  let page: Page;
+  let offsite: string[];
+  let consoleErrors: string[];
+  beforeAll(async () => {
+    ({ page, offsite, consoleErrors } = await openPage(`${server.url}/`, [server.url]));
+  });
+  afterAll(() => page.close());
+
+  it('shows one tab per game and the first board, live', async () => {
+    const tabs = page.getByRole('tab');
+    await expect(tabs.allTextContents()).resolves.toEqual(['Tower Toppler', 'Marble Maze', 'Stacker', 'Starfield Runner', 'Lab demo']);
+    await expect(page.getByRole('tab', { selected: true }).textContent()).resolves.toBe('Tower Toppler');
+    await page.locator('#stream-status[data-state="live"]').waitFor();
+    await expect(page.locator('#board-title').textContent()).resolves.toBe('Tower Toppler');
+    for (const name of ['REST docs', 'GraphiQL', 'Versioning']) {
+      await expect(page.getByRole('link', { name }).getAttribute('href')).resolves.toMatch(/^\/(docs|graphiql|versioning)$/);
+    }
+    await page.screenshot({ path: new URL('leaderboard.png', SCREENSHOTS).pathname });
+  });
+
+  it('moves between tabs with the arrow keys, and only the selected tab is in the Tab order', async () => {
+    await page.getByRole('tab', { name: 'Tower Toppler' }).focus();
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByRole('tab', { selected: true }).textContent()).resolves.toBe('Marble Maze');
+    await expect(page.locator('#board-title').textContent()).resolves.toBe('Marble Maze');
+    await page.keyboard.press('End');
+    await expect(page.getByRole('tab', { selected: true }).textContent()).resolves.toBe('Lab demo');
+    await expect(page.locator('[role="tab"][tabindex="0"]').count()).resolves.toBe(1);
+    await expect(page.locator('#board-panel').getAttribute('aria-labelledby')).resolves.toBe('tab-demo');
+    expect(page.url()).toMatch(/#demo$/);
+  });
+
+  it('a score submitted through the form appears on the board', async () => {
+    await page.getByRole('tab', { name: 'Lab demo' }).click();
+    await page.locator('#stream-status[data-state="live"]').waitFor();
+    await submitThroughForm(page, 'pgf', '4242');
+    await page.getByText(/Stored: PGF is number \d+ on Lab demo\./).waitFor();
+    await rowsOf(page, 'PGF').first().waitFor();
+    await expect(rowsOf(page, 'PGF').count()).resolves.toBe(1);
+  });
+
+  it('a score submitted over REST by someone else appears within 3 s, without reload', async () => {
+    await page.locator('#stream-status[data-state="live"]').waitFor();
+    await submitScore(server.url, { game: 'demo', initials: 'RST', value: 999_999 });
+    await rowsOf(page, 'RST').first().waitFor({ timeout: LIVE_WITHIN_MS });
+    // The newest arrival is marked.
+    await expect(rowsOf(page, 'RST').first().getAttribute('class')).resolves.toBe('latest');
+    await page.screenshot({ path: new URL('leaderboard-live.png', SCREENSHOTS).pathname });
+  });
+
+  it('shows the service’s own messages next to the fields it names', async () => {
+    await submitThroughForm(page, 'A1', '2000000');
+    await page.locator('#score-initials-error', { hasText: 'Three capital letters, A–Z' }).waitFor();
+    await page.locator('#score-value-error', { hasText: 'At most 1000000 for Lab demo' }).waitFor();
+    await expect(page.getByLabel('Initials', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
+    await page.screenshot({ path: new URL('leaderboard-validation.png', SCREENSHOTS).pathname });
+  });
+
+  it('a retry after a network error sends the same Idempotency-Key, and the score is stored once', async () => {
+    const keys: string[] = [];
+    let dropAnswer = true;
+    await page.route('**/api/trpc/scores.submit', async (route) => {
+      keys.push(route.request().headers()['idempotency-key'] ?? '');
+      if (!dropAnswer) return route.continue();
+      // The service stores the score, but its answer never reaches the page.
+      dropAnswer = false;
+      await route.fetch();
+      await route.abort('failed');
+    });
+    await submitThroughForm(page, 'NET', '31337');
+    await page.getByText('The service could not be reached. Submit again to retry').waitFor();
+    await page.getByRole('button', { name: 'Submit score' }).click();
+    await page.getByText(/Stored: NET is number \d+/).waitFor();
+    await page.unroute('**/api/trpc/scores.submit');
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    await rowsOf(page, 'NET').first().waitFor();
+    await expect(rowsOf(page, 'NET').count()).resolves.toBe(1);
+  });
+
+  it('says how long to wait after a 429', async () => {
+    // The limit is 8 a minute for this client: submit until the service refuses (a new window may start on the way).
+    for (let attempt = 0; attempt < 20; attempt++) {
+      await submitThroughForm(page, 'LIM', String(attempt));
+      const message = page.locator('#form-message');
+      await expect.poll(() => message.textContent()).toMatch(/Stored|Too many/);
+      if ((await message.textContent())?.startsWith('Too many')) break;
+    }
+    await expect(page.locator('#form-message').textContent()).resolves.toMatch(/^Too many scores from you just now\. Try again in \d+ seconds?\.$/);
+    await page.screenshot({ path: new URL('leaderboard-429.png', SCREENSHOTS).pathname });
+  });
+
+  it('logged no errors but the 429 and loaded nothing from elsewhere', () => {
+    expect(consoleErrors.filter((text) => !/429|ERR_FAILED|status of 400/.test(text)).join('\n')).toBe('');
+    expect(offsite).toEqual([]);
+  });
+});
+
+describe('the same page served from another origin', () => {
+  // An API of its own, so that the limits used up above do not count here.
+  let api: TestServer;
+  let site: StaticSite;
+  beforeAll(async () => {
+    api = await startTestServer({ env: { SSE_POLL_MS: '100' } });
+    site = await serveLeaderboardElsewhere(api.url);
+  });
+  afterAll(async () => {
+    await site?.stop();
+    await api?.stop();
+  });
+
+  it('reads the boards, follows them live and submits through CORS', async () => {
+    const { page, offsite, consoleErrors } = await openPage(`${site.url}/#stacker`, [site.url, api.url]);
+    try {
+      expect(new URL(site.url).origin).not.toBe(new URL(api.url).origin);
+      await page.locator('#stream-status[data-state="live"]').waitFor();
+      await expect(page.locator('#board-title').textContent()).resolves.toBe('Stacker');
+      await expect(page.getByRole('link', { name: 'REST docs' }).getAttribute('href')).resolves.toBe(`${api.url}/docs`);
+
+      await submitScore(api.url, { game: 'stacker', initials: 'FAR', value: 321 });
+      await rowsOf(page, 'FAR').first().waitFor({ timeout: LIVE_WITHIN_MS });
+
+      // A POST with Idempotency-Key and JSON: preflighted, then answered and read.
+      await submitThroughForm(page, 'xor', '123');
+      await page.getByText(/Stored: XOR is number \d+ on Stacker\./).waitFor();
+      await rowsOf(page, 'XOR').first().waitFor({ timeout: LIVE_WITHIN_MS });
+
+      // Errors and their messages cross origins too.
+      await submitThroughForm(page, 'XOR', '501');
+      await page.locator('#score-value-error', { hasText: 'At most 500 for Stacker' }).waitFor();
+      expect(consoleErrors.filter((text) => /CORS|Access-Control/i.test(text))).toEqual([]);
+      expect(offsite).toEqual([]);
+      await page.screenshot({ path: new URL('leaderboard-other-origin.png', SCREENSHOTS).pathname });
+    } finally {
+      await page.close();
+    }
+  });
+});
