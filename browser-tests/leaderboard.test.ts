@@ -151,11 +151,11 @@ describe('the leaderboard page at /', () => {
 });
 
 describe('the same page served from another origin', () => {
-  // An API of its own, so that the limits used up above do not count here.
+  // An API of its own, so that the limits used up above do not count here; its streams end after 2 s.
   let api: TestServer;
   let site: StaticSite;
   beforeAll(async () => {
-    api = await startTestServer({ env: { SSE_POLL_MS: '100' } });
+    api = await startTestServer({ env: { SSE_POLL_MS: '100', SSE_STREAM_MS: '2000' } });
     site = await serveLeaderboardElsewhere(api.url);
   });
   afterAll(async () => {
@@ -165,6 +165,10 @@ describe('the same page served from another origin', () => {
 
   it('reads the boards, follows them live and submits through CORS', async () => {
     const { page, offsite, consoleErrors } = await openPage(`${site.url}/#stacker`, [site.url, api.url]);
+    const streamRequests: Promise<Record<string, string>>[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(`${api.url}/api/scores/stream`)) streamRequests.push(request.allHeaders());
+    });
     try {
       expect(new URL(site.url).origin).not.toBe(new URL(api.url).origin);
       await page.locator('#stream-status[data-state="live"]').waitFor();
@@ -178,6 +182,13 @@ describe('the same page served from another origin', () => {
       await submitThroughForm(page, 'xor', '123');
       await page.getByText(/Stored: XOR is number \d+ on Stacker\./).waitFor();
       await rowsOf(page, 'XOR').first().waitFor({ timeout: LIVE_WITHIN_MS });
+
+      // The stream ended: EventSource comes back with Last-Event-ID (a preflighted header across origins) and only newer updates follow.
+      const lastEventIds = async () => (await Promise.all(streamRequests)).map((headers) => headers['last-event-id']).filter((id) => id !== undefined);
+      await expect.poll(lastEventIds, { timeout: 10_000 }).not.toEqual([]);
+      expect(Number((await lastEventIds())[0])).toBeGreaterThan(0);
+      await submitScore(api.url, { game: 'stacker', initials: 'RES', value: 77 });
+      await rowsOf(page, 'RES').first().waitFor({ timeout: LIVE_WITHIN_MS });
 
       // Errors and their messages cross origins too.
       await submitThroughForm(page, 'XOR', '501');
