@@ -15,7 +15,8 @@ export function renderGameTabs(container: HTMLElement, panel: HTMLElement, selec
   const tabs = GAME_IDS.map((game) => {
     const tab = document.createElement('button');
     tab.type = 'button';
-    tab.role = 'tab';
+    // The attribute, not the `role` property: Firefox before 119 does not reflect ARIA properties.
+    tab.setAttribute('role', 'tab');
     tab.id = `tab-${game}`;
     tab.dataset['game'] = game;
     tab.textContent = GAMES[game].name;

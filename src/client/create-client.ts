@@ -65,7 +65,8 @@ export function isLabApiError(error: unknown): error is LabApiError {
 
 /** After a 429: the seconds the service asks to wait (its Retry-After header, which CORS lets pages read). */
 export function retryAfterSeconds(error: LabApiError): number | undefined {
-  const response = error.meta?.['response'];
-  const value = response instanceof Response ? response.headers.get('Retry-After') : null;
+  // Whatever fetch the client was given: its response only needs a Headers-like `get`.
+  const response = error.meta?.['response'] as { headers?: { get?: (name: string) => string | null } } | undefined;
+  const value = response?.headers?.get?.('Retry-After') ?? null;
   return value !== null && /^[0-9]+$/.test(value) ? Number(value) : undefined;
 }
