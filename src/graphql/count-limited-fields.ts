@@ -1,6 +1,7 @@
 import { getOperationAST, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { AppError } from '../errors/app-error.ts';
+import { graphqlErrorBody } from '../errors/graphql-error-body.ts';
 import { hitRateLimit } from '../services/rate-limits/hit-rate-limit.ts';
 import type { LimitName } from '../services/rate-limits/limit-policies.ts';
 import { requesterOf, type Context, type Meta } from '../trpc.ts';
@@ -31,9 +32,8 @@ export function countLimitedFields(onUnexpected: (ctx: Context, error: unknown) 
           onUnexpected(ctx, error);
           throw error;
         }
-        setResultAndStopExecution({
-          errors: [createGraphQLError(error.detail ?? error.title, { extensions: { code: 'RATE_LIMITED', http: { status: 429, headers: error.headers } } })],
-        });
+        const { message, extensions } = graphqlErrorBody(error);
+        setResultAndStopExecution({ errors: [createGraphQLError(message, { extensions: { ...extensions, http: { status: error.status, headers: error.headers } } })] });
         return;
       }
       ctx.prepaid = prepaid;

@@ -3,7 +3,8 @@ import { TRPCError } from '@trpc/server';
 import { createGraphQLError } from 'graphql-yoga';
 import { AppError } from '../errors/app-error.ts';
 import { appErrorOf } from '../errors/app-error-of.ts';
-import type { ProblemSlug } from '../errors/problem-types.ts';
+import { graphqlErrorBody } from '../errors/graphql-error-body.ts';
+import { problemTypes } from '../errors/problem-types.ts';
 import { callProcedure } from '../middleware/call-procedure.ts';
 import type { GraphQLContext } from './builder.ts';
 
@@ -16,16 +17,6 @@ export interface ProcedureBinding<P extends AnyTRPCProcedure> {
   /** Runs the procedure — its limit, input and output schemas, resolver — with the field's arguments as input. */
   resolve(args: unknown, context: GraphQLContext): Promise<inferProcedureOutput<P>>;
 }
-
-/** GraphQL's `extensions.code` for each domain failure a resolver can meet. */
-const codeBySlug: Partial<Record<ProblemSlug, string>> = {
-  validation: 'BAD_USER_INPUT',
-  'not-found': 'NOT_FOUND',
-  unauthorized: 'UNAUTHENTICATED',
-  forbidden: 'FORBIDDEN',
-  'rate-limited': 'RATE_LIMITED',
-  unavailable: 'SERVICE_UNAVAILABLE',
-};
 
 /**
  * A root field served by a tRPC procedure, the one /api/trpc and REST call:
@@ -54,18 +45,12 @@ export function throughProcedure<P extends AnyTRPCProcedure>(procedure: P, path:
 function toGraphQLError(thrown: unknown): unknown {
   const error = appErrorOf(thrown);
   if (!(error instanceof AppError)) return error instanceof TRPCError && error.cause ? error.cause : error;
-  const code = codeBySlug[error.slug] ?? 'BAD_REQUEST';
+  const { message, extensions } = graphqlErrorBody(error);
   // Yoga's own constructor: an error of Yoga's graphql copy is passed through unmasked.
-  return createGraphQLError(error.detail ?? error.title, {
-    extensions: {
-      code,
-      ...(error.errors ? { errors: error.errors } : {}),
-      ...(error.slug === 'unavailable' ? { http: { status: 503 } } : {}),
-    },
-  });
+  return createGraphQLError(message, { extensions: { ...extensions, ...(error.slug === 'unavailable' ? { http: { status: 503 } } : {}) } });
 }
 
 /** Whether a resolver's error is the domain's not-found (a field that answers null instead). */
 export function isNotFound(error: unknown): boolean {
-  return (error as { extensions?: { code?: unknown } }).extensions?.code === 'NOT_FOUND';
+  return (error as { extensions?: { code?: unknown } }).extensions?.code === problemTypes['not-found'].graphql;
 }

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createGraphQLError, createYoga, maskError } from 'graphql-yoga';
 import { AppError } from '../errors/app-error.ts';
-import { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from '../errors/database-unavailable.ts';
+import { databaseUnavailable, isDatabaseUnavailable } from '../errors/database-unavailable.ts';
+import { graphqlErrorBody, type GraphQLErrorBody } from '../errors/graphql-error-body.ts';
 import type { GraphQLContext } from '../graphql/builder.ts';
 import { countLimitedFields } from '../graphql/count-limited-fields.ts';
 import { logResolverFailures } from '../graphql/log-resolver-failures.ts';
@@ -18,19 +19,17 @@ export const GRAPHQL_CONTENT_TYPE = 'application/graphql-response+json; charset=
 /** SPEC: a query of more than 4000 characters is refused before parsing. */
 export const MAX_QUERY_LENGTH = 4000;
 
-type GraphQLError = { message: string; extensions?: Record<string, unknown> };
+type GraphQLError = { message: string; extensions?: GraphQLErrorBody['extensions'] };
 
 /** Headers a refused operation carries in from Yoga: the limit that refused it (task-writes), not graphql's. */
 const LIMIT_HEADERS = ['retry-after', 'ratelimit', 'ratelimit-policy'];
-
-const unavailable = (): GraphQLError => ({ message: DATABASE_UNAVAILABLE_DETAIL, extensions: { code: 'SERVICE_UNAVAILABLE' } });
-const RETRY_AFTER = { 'Retry-After': '1' };
 
 /** A resolver that could not reach the database says so (503), instead of a masked internal error. */
 const maskUnavailable = (error: unknown, message: string, isDev?: boolean): Error => {
   const original = (error as { originalError?: unknown }).originalError ?? error;
   if (!isDatabaseUnavailable(original)) return maskError(error, message, isDev);
-  return createGraphQLError(DATABASE_UNAVAILABLE_DETAIL, { extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } } });
+  const failure = graphqlErrorBody(databaseUnavailable(original));
+  return createGraphQLError(failure.message, { extensions: { ...failure.extensions, http: { status: 503 } } });
 };
 
 /** What the endpoint needs of the request around it: its id, and how to verify its credential and build its context. */
@@ -87,9 +86,12 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
       await answer(req, res, request.contextFor(verified.caller), verified.failure);
     } catch (error) {
       log.error({ reqId: request.requestId, err: error }, 'graphql request failed');
-      if (res.headersSent) res.destroy();
-      else if (isDatabaseUnavailable(error)) send(res, 503, errors(unavailable()), RETRY_AFTER);
-      else send(res, 500, errors({ message: 'Something went wrong on our side', extensions: { code: 'INTERNAL_SERVER_ERROR' } }));
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const failure = isDatabaseUnavailable(error) ? databaseUnavailable(error) : new AppError('internal');
+      send(res, failure.status, errors(graphqlErrorBody(failure)), failure.headers);
     }
   };
 
@@ -102,11 +104,11 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
     } catch (error) {
       // Used up, the limit answers first, whatever the credential (DECISIONS "GraphQL credentials and limits").
       if (!(error instanceof AppError) || error.slug !== 'rate-limited') throw error;
-      send(res, 429, errors({ message: error.detail ?? error.title, extensions: { code: 'RATE_LIMITED' } }), error.headers);
+      send(res, error.status, errors(graphqlErrorBody(error)), error.headers);
       return;
     }
     if (authError) {
-      send(res, 401, errors({ message: authError.detail ?? authError.title, extensions: { code: 'UNAUTHENTICATED' } }), {
+      send(res, authError.status, errors(graphqlErrorBody(authError)), {
         ...authError.headers,
         ...limitHeaders,
       });
@@ -140,7 +142,7 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
       }),
       { ctx: context },
     );
-    const headers: Record<string, string> = response.status === 503 ? { ...limitHeaders, ...RETRY_AFTER } : { ...limitHeaders };
+    const headers: Record<string, string> = response.status === 503 ? { ...limitHeaders, ...databaseUnavailable(undefined).headers } : { ...limitHeaders };
     if (response.status === 429) {
       for (const name of LIMIT_HEADERS) {
         const value = response.headers.get(name);
