@@ -1,11 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const APP_FOLDER = fileURLToPath(new URL('../../dist/public/app/', import.meta.url));
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json' };
+import { LEADERBOARD_PATH, leaderboardFiles } from '../../src/http/pages/leaderboard-app.ts';
 
 export interface StaticSite {
   url: string;
@@ -18,23 +13,17 @@ export interface StaticSite {
  * pointing at the API.
  */
 export async function serveLeaderboardElsewhere(apiUrl: string): Promise<StaticSite> {
+  const files = new Map(
+    leaderboardFiles().map((file) => {
+      if (file.path !== LEADERBOARD_PATH) return [file.path, file];
+      const html = file.body.toString().replace('<meta name="lab-api-base" content="">', `<meta name="lab-api-base" content="${apiUrl}">`);
+      return [file.path, { ...file, body: Buffer.from(html) }];
+    }),
+  );
   const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://site').pathname;
-    if (path === '/') {
-      const html = readFileSync(join(APP_FOLDER, 'index.html'), 'utf8').replace('<meta name="lab-api-base" content="">', `<meta name="lab-api-base" content="${apiUrl}">`);
-      res.writeHead(200, { 'Content-Type': TYPES['.html'] }).end(html);
-      return;
-    }
-    const file = normalize(path.replace(/^\/app\//, '/'));
-    if (!path.startsWith('/app/assets/') || file.includes('..')) {
-      res.writeHead(404).end();
-      return;
-    }
-    try {
-      res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(join(APP_FOLDER, file)));
-    } catch {
-      res.writeHead(404).end();
-    }
+    const file = files.get(new URL(req.url ?? '/', 'http://site').pathname);
+    if (!file) res.writeHead(404).end();
+    else res.writeHead(200, { 'Content-Type': file.contentType }).end(file.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
