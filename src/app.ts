@@ -77,7 +77,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   let listening = () => {};
   const afterListening = new Promise<void>((resolve) => (listening = resolve));
   const graphqlEndpoint = afterListening.then(async () => (await import('./http/graphql-endpoint.ts')).createGraphQLEndpoint(log));
-  const openApiJson = afterListening.then(async () => JSON.stringify((await import('./http/api-document.ts')).buildApiDocument(config.baseUrl)));
+  const openApiJson = afterListening.then(async () => JSON.stringify((await import('./http/api-document.ts')).buildApiDocument(appRouter, config.baseUrl)));
   graphqlEndpoint.catch((error: unknown) => log.error({ err: error }, 'GraphQL could not be set up'));
   const graphql: GraphQLEndpoint = async (req, res, request) => (await graphqlEndpoint)(req, res, request);
   const database = await openDatabase(config.database);

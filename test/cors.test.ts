@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXPOSED_HEADERS, PREFLIGHT_HEADERS } from '../src/http/cors.ts';
 import { graphql } from './support/graphql-client.ts';
 import { jsonBody, request } from './support/http.ts';
@@ -7,7 +7,7 @@ import { createKey } from './support/keys-client.ts';
 import { postScore } from './support/scores-client.ts';
 import { openSse } from './support/sse-reader.ts';
 import { createTask } from './support/tasks-client.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
 const APP = 'https://app.example.com';
 const VITE = 'http://localhost:5173';
@@ -42,11 +42,7 @@ it('the module states the decided values (the tests below use the written-out on
 });
 
 describe('CORS_ORIGINS=* (the default)', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ env: { RATE_LIMIT_TASK_WRITES_ANON: '2', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
-  });
-  afterAll(() => server.stop());
+  const server = useTestServer({ env: { RATE_LIMIT_TASK_WRITES_ANON: '2', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
 
   it.each([
     ['/api/tasks', 'POST'],
@@ -192,11 +188,7 @@ describe('CORS_ORIGINS=* (the default)', () => {
 });
 
 describe('CORS_ORIGINS as a list', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ env: { CORS_ORIGINS: `${APP},${VITE}`, RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
-  });
-  afterAll(() => server.stop());
+  const server = useTestServer({ env: { CORS_ORIGINS: `${APP},${VITE}`, RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
 
   it('echoes a listed origin in the preflight and the response, with Vary: Origin', async () => {
     const answer = await preflight(server.url, '/api/tasks', VITE);
@@ -249,11 +241,7 @@ describe('CORS_ORIGINS as a list', () => {
 });
 
 describe('CORS_ORIGINS=none', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ env: { CORS_ORIGINS: 'none' } });
-  });
-  afterAll(() => server.stop());
+  const server = useTestServer({ env: { CORS_ORIGINS: 'none' } });
 
   it('sends no CORS header at all, and a preflight is an OPTIONS like any other', async () => {
     const answer = await preflight(server.url, '/api/tasks', APP);

@@ -1,12 +1,8 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ env: { HTTP_HEADERS_TIMEOUT_MS: '500', HTTP_REQUEST_TIMEOUT_MS: '1500' } });
-});
-afterAll(() => server.stop());
+const server = useTestServer({ env: { HTTP_HEADERS_TIMEOUT_MS: '500', HTTP_REQUEST_TIMEOUT_MS: '1500' } });
 
 interface RawExchange {
   socket: Socket;

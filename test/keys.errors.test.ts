@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey, exchangeForToken } from './support/keys-client.ts';
 import { expectProblem } from './support/problem.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ env: { RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
-});
-afterAll(() => server.stop());
+const server = useTestServer({ env: { RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
 
 const postKey = (body: unknown) => request(`${server.url}/api/keys`, { method: 'POST', ...jsonBody(body) });
 

@@ -1,20 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rowsOf } from './support/db-rows.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, exchangeForToken, type CreatedKey } from './support/keys-client.ts';
 import { clientAddresses, ONE_SECOND_INTO_A_MINUTE } from './support/client-addresses.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { expectProblem } from './support/problem.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
 const START = ONE_SECOND_INTO_A_MINUTE;
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ clock: new ManualClock(START), env: { TRUST_PROXY: 'true' } });
-});
-afterAll(() => server.stop());
+const server = useTestServer({ clock: new ManualClock(START), env: { TRUST_PROXY: 'true' } });
 
 const newClient = clientAddresses('192.0.2');
 

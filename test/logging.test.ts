@@ -9,7 +9,7 @@ import { captureLog, ERROR_LEVEL, type CapturedLog } from './support/log-capture
 import { startServiceProcess } from './support/service-process.ts';
 import { createTask } from './support/tasks-client.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
-import { startTestServer, TEST_JWT_SECRET, type TestServer } from './support/test-server.ts';
+import { startTestServer, TEST_JWT_SECRET, type TestServer, useTestServer } from './support/test-server.ts';
 
 describe('what the request log never holds', () => {
   let database: TestDatabase;
@@ -41,11 +41,7 @@ describe('what the request log never holds', () => {
 });
 
 describe('errors in the log', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server.stop());
+  const server = useTestServer();
 
   it('carry the SQL text of a failed query but none of its values', async () => {
     const failure = await server.app.database.db.execute(sql`select ${'SECRET-VALUE'}::integer as n`).then(

@@ -10,14 +10,10 @@ import { createTask } from './support/tasks-client.ts';
 import { startServerBehindProxy, type ServerBehindProxy } from './support/server-behind-proxy.ts';
 import type { TcpProxy } from './support/tcp-proxy.ts';
 import { postgresUrl } from './support/test-database.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { startTestServer, type TestServer, useTestServer } from './support/test-server.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', SSE_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
-});
-afterAll(() => server.stop());
+const server = useTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', SSE_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
 
 /** One sample of the exposition, e.g. value('rate_limit_refusals_total{limit="demo"}'); 0 when absent. */
 async function scrape(): Promise<(series: string) => number> {

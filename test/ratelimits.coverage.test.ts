@@ -3,7 +3,7 @@ import type { ProcedureExtension } from '../src/graphql/resolve-through-procedur
 import { schema } from '../src/graphql/schema.ts';
 import { appRouter } from '../src/routers/app-router.ts';
 import { LIMITS } from '../src/services/rate-limits/limit-policies.ts';
-import type { Meta } from '../src/trpc.ts';
+import type { Meta } from '../src/procedures/meta.ts';
 
 /**
  * Which operation counts against which limit (DECISIONS "Clients, limits and

@@ -1,16 +1,12 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rowsOf } from './support/db-rows.ts';
 import { request } from './support/http.ts';
 import { expectProblem } from './support/problem.ts';
 import { postScore } from './support/scores-client.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.stop());
+const server = useTestServer();
 
 async function scoreCount(): Promise<number> {
   return (await rowsOf<{ n: number }>(server, sql`select count(*)::int as n from scores`))[0]!.n;

@@ -1,21 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { rowsOf } from './support/db-rows.ts';
 import { request } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
 import { expectProblem } from './support/problem.ts';
 import { postScore } from './support/scores-client.ts';
 import { openSse, type SseReader } from './support/sse-reader.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
 const MAX_STREAMS = 3;
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ env: { TRUST_PROXY: 'true', SSE_MAX_STREAMS_PER_CLIENT: String(MAX_STREAMS), SSE_STREAM_MS: '60000' } });
-});
-afterAll(() => server.stop());
+const server = useTestServer({ env: { TRUST_PROXY: 'true', SSE_MAX_STREAMS_PER_CLIENT: String(MAX_STREAMS), SSE_STREAM_MS: '60000' } });
 
 async function storedScores(): Promise<number> {
   return (await rowsOf<{ n: number }>(server, sql`select count(*)::int as n from scores`))[0]!.n;

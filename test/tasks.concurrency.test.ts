@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jsonBody, request } from './support/http.ts';
 import { createTask, newestFirst, patchTask, type Task, type TaskPage } from './support/tasks-client.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.stop());
+const server = useTestServer();
 
 describe('atomic If-Match (write rule 3)', () => {
   it('20 concurrent PATCHes with the same If-Match: exactly one 200, the rest 412', async () => {

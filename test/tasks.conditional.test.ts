@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from './support/http.ts';
 import { expectProblem } from './support/problem.ts';
 import { createTask, patchTask, type Task } from './support/tasks-client.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.stop());
+const server = useTestServer();
 
 describe('If-None-Match on GET /api/tasks/{id}', () => {
   it.each([

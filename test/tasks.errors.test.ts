@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jsonBody, request } from './support/http.ts';
 import { expectProblem } from './support/problem.ts';
 import { createTask, patchTask, type TaskPage } from './support/tasks-client.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.stop());
+const server = useTestServer();
 
 const post = (body: unknown) => request(`${server.url}/api/tasks`, { method: 'POST', ...jsonBody(body) });
 

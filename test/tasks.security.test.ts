@@ -1,18 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rowsOf } from './support/db-rows.ts';
 import { graphql } from './support/graphql-client.ts';
 import { jsonBody, request } from './support/http.ts';
 import { expectProblem } from './support/problem.ts';
 import { sendRaw } from './support/raw-http.ts';
 import { createTask } from './support/tasks-client.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.stop());
+const server = useTestServer();
 
 /** Everything a task write can change. */
 async function storedTasks(): Promise<string> {

@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rowsOf } from './support/db-rows.ts';
 import { request } from './support/http.ts';
 import { sendRaw } from './support/raw-http.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 import { trpcClient } from './support/trpc-client.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.stop());
+const server = useTestServer();
 
 interface TrpcError {
   error: { message: string; code: number; data: { code: string; httpStatus: number } };

@@ -1,4 +1,4 @@
-import { GAME_IDS, GAMES, type GameId } from '../src/services/scores/games.ts';
+import { GAME_IDS, GAMES, type GameId } from '../src/schemas/games.ts';
 
 export { GAME_IDS, GAMES, type GameId };
 

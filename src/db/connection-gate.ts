@@ -1,5 +1,4 @@
-/** postgres.js's own style of error code, so the unavailable mapping knows it. */
-export const POOL_TIMEOUT = 'POOL_TIMEOUT';
+import { POOL_TIMEOUT } from '../errors/database-unavailable.ts';
 
 interface Waiter {
   admit: () => void;

@@ -15,8 +15,9 @@ export interface AppErrorOptions {
 }
 
 /**
- * The one error type of the domain. Services throw it; one mapper per
- * transport turns it into problem+json, a tRPC error or a GraphQL error.
+ * The one error type of the domain. Services throw it; `toAppError` turns
+ * anything else thrown into one, and one renderer per transport writes it as
+ * problem+json, tRPC's envelope or a GraphQL error.
  */
 export class AppError extends Error {
   override name = 'AppError';
@@ -34,7 +35,8 @@ export class AppError extends Error {
     this.title = problemTypes[slug].title;
     this.detail = options.detail;
     this.errors = options.errors;
-    this.headers = options.headers ?? {};
+    const { retryAfter } = problemTypes[slug] as { retryAfter?: number };
+    this.headers = retryAfter === undefined ? (options.headers ?? {}) : { 'Retry-After': String(retryAfter), ...options.headers };
   }
 }
 

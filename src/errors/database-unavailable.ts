@@ -1,5 +1,7 @@
-import { POOL_TIMEOUT } from '../db/connection-gate.ts';
 import { AppError } from './app-error.ts';
+
+/** The code of the failure when no database connection comes free in time (db/connection-gate.ts). */
+export const POOL_TIMEOUT = 'POOL_TIMEOUT';
 
 /** postgres.js's own codes when it cannot reach or keep the server, and ours when no connection comes free. */
 const CONNECTION_CODES = new Set([
@@ -32,9 +34,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 export const DATABASE_UNAVAILABLE_DETAIL = 'The database cannot be reached right now; retry in a moment.';
 
-export function databaseUnavailable(cause: unknown): AppError {
+/** The database out of reach: a 503 worth retrying in a second. */
+export function databaseUnavailable(cause: unknown, detail = DATABASE_UNAVAILABLE_DETAIL): AppError {
   return new AppError('unavailable', {
-    detail: DATABASE_UNAVAILABLE_DETAIL,
+    detail,
     headers: { 'Retry-After': '1' },
     cause,
   });

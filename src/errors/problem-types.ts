@@ -6,6 +6,8 @@ interface ProblemType {
   title: string;
   trpc: TRPC_ERROR_CODE_KEY;
   graphql: string;
+  /** Seconds a client should wait before retrying, sent as Retry-After with every problem of the type. */
+  retryAfter?: number;
 }
 
 /**
@@ -21,7 +23,7 @@ export const problemTypes = {
   'unsupported-version': { status: 400, title: 'Unsupported API version', trpc: 'BAD_REQUEST', graphql: 'BAD_REQUEST' },
   'precondition-failed': { status: 412, title: 'The resource has changed', trpc: 'PRECONDITION_FAILED', graphql: 'BAD_REQUEST' },
   'idempotency-key-missing': { status: 400, title: 'Idempotency-Key header required', trpc: 'BAD_REQUEST', graphql: 'BAD_REQUEST' },
-  'request-in-progress': { status: 409, title: 'A request with this key is still in progress', trpc: 'CONFLICT', graphql: 'BAD_REQUEST' },
+  'request-in-progress': { status: 409, title: 'A request with this key is still in progress', trpc: 'CONFLICT', graphql: 'BAD_REQUEST', retryAfter: 1 },
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused with a different request', trpc: 'UNPROCESSABLE_CONTENT', graphql: 'BAD_REQUEST' },
   unavailable: { status: 503, title: 'Service unavailable', trpc: 'SERVICE_UNAVAILABLE', graphql: 'SERVICE_UNAVAILABLE' },
   internal: { status: 500, title: 'Something went wrong on our side', trpc: 'INTERNAL_SERVER_ERROR', graphql: 'INTERNAL_SERVER_ERROR' },

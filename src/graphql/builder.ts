@@ -1,5 +1,5 @@
 import SchemaBuilder from '@pothos/core';
-import type { Context } from '../trpc.ts';
+import type { Context } from '../procedures/context.ts';
 
 /** What every resolver gets: the same request Context the procedures get. */
 export interface GraphQLContext {

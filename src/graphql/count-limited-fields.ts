@@ -1,11 +1,12 @@
-import { getOperationAST, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema } from 'graphql';
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { AppError } from '../errors/app-error.ts';
-import { graphqlErrorBody } from '../errors/graphql-error-body.ts';
+import { getOperationAST, Kind, type DocumentNode, type GraphQLError, type FragmentDefinitionNode, type GraphQLSchema } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { toAppError } from '../errors/to-app-error.ts';
 import { hitRateLimit } from '../services/rate-limits/hit-rate-limit.ts';
 import type { LimitName } from '../services/rate-limits/limit-policies.ts';
-import { requesterOf, type Context, type Meta } from '../trpc.ts';
+import { requesterOf, type Context } from '../procedures/context.ts';
+import type { Meta } from '../procedures/meta.ts';
 import type { GraphQLContext } from './builder.ts';
+import { toGraphQLError } from './graphql-error.ts';
 import type { ProcedureExtension } from './resolve-through-procedure.ts';
 import { runsWith, topLevelFields } from './top-level-fields.ts';
 
@@ -27,13 +28,13 @@ export function countLimitedFields(onUnexpected: (ctx: Context, error: unknown) 
         for (const [name, cost] of costs) {
           prepaid.set(name, { calls: cost, outcome: await hitRateLimit({ ctx: ctx.service, input: { name, requester: requesterOf(ctx), cost } }) });
         }
-      } catch (error) {
-        if (!(error instanceof AppError && error.slug === 'rate-limited')) {
-          onUnexpected(ctx, error);
-          throw error;
+      } catch (thrown) {
+        const failure = toAppError(thrown);
+        if (failure.slug === 'internal') {
+          onUnexpected(ctx, thrown);
+          throw thrown;
         }
-        const { message, extensions } = graphqlErrorBody(error);
-        setResultAndStopExecution({ errors: [createGraphQLError(message, { extensions: { ...extensions, http: { status: error.status, headers: error.headers } } })] });
+        setResultAndStopExecution({ errors: [toGraphQLError(failure) as GraphQLError] });
         return;
       }
       ctx.prepaid = prepaid;

@@ -1,7 +1,7 @@
 import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { isDatabaseUnavailable } from '../errors/database-unavailable.ts';
-import type { Context } from '../trpc.ts';
+import { toAppError } from '../errors/to-app-error.ts';
+import type { Context } from '../procedures/context.ts';
 import type { GraphQLContext } from './builder.ts';
 
 /**
@@ -15,7 +15,7 @@ function unexpectedCause(error: GraphQLError): unknown {
     if (!original) return undefined;
     current = original;
   }
-  return isDatabaseUnavailable(current) ? undefined : current;
+  return toAppError(current).slug === 'internal' ? current : undefined;
 }
 
 /**

@@ -1,12 +1,9 @@
 import type { AnyTRPCProcedure, inferProcedureOutput } from '@trpc/server';
-import { TRPCError } from '@trpc/server';
-import { createGraphQLError } from 'graphql-yoga';
-import { AppError } from '../errors/app-error.ts';
-import { appErrorOf } from '../errors/app-error-of.ts';
-import { graphqlErrorBody } from '../errors/graphql-error-body.ts';
 import { problemTypes } from '../errors/problem-types.ts';
-import { callProcedure } from '../middleware/call-procedure.ts';
+import { toAppError } from '../errors/to-app-error.ts';
+import { callProcedure } from '../procedures/call-procedure.ts';
 import type { GraphQLContext } from './builder.ts';
+import { toGraphQLError } from './graphql-error.ts';
 
 /** The extension a root field carries: the procedure it resolves through. */
 export type ProcedureExtension = { procedure: AnyTRPCProcedure };
@@ -36,18 +33,10 @@ export function throughProcedure<P extends AnyTRPCProcedure>(procedure: P, path:
       try {
         return (await callProcedure(procedure, { path, type, ctx: fieldContext, getRawInput: async () => args })) as inferProcedureOutput<P>;
       } catch (thrown) {
-        throw toGraphQLError(thrown);
+        throw toGraphQLError(toAppError(thrown));
       }
     },
   };
-}
-
-function toGraphQLError(thrown: unknown): unknown {
-  const error = appErrorOf(thrown);
-  if (!(error instanceof AppError)) return error instanceof TRPCError && error.cause ? error.cause : error;
-  const { message, extensions } = graphqlErrorBody(error);
-  // Yoga's own constructor: an error of Yoga's graphql copy is passed through unmasked.
-  return createGraphQLError(message, { extensions: { ...extensions, ...(error.slug === 'unavailable' ? { http: { status: 503 } } : {}) } });
 }
 
 /** Whether a resolver's error is the domain's not-found (a field that answers null instead). */

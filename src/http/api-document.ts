@@ -1,9 +1,9 @@
+import type { AnyTRPCRouter } from '@trpc/server';
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import { appRouter } from '../routers/app-router.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 import { SCORE_STREAM_PATH, scoreStreamOpenApi } from './sse/score-stream-openapi.ts';
 
-/** The service's whole OpenAPI document: the router's routes and the raw ones. */
-export function buildApiDocument(baseUrl: string): OpenAPIObject {
-  return buildOpenApiDocument(appRouter, baseUrl, { [SCORE_STREAM_PATH]: scoreStreamOpenApi });
+/** The service's whole OpenAPI document: the router's routes (the router the handler serves) and the raw ones. */
+export function buildApiDocument(router: AnyTRPCRouter, baseUrl: string): OpenAPIObject {
+  return buildOpenApiDocument(router, baseUrl, { [SCORE_STREAM_PATH]: scoreStreamOpenApi });
 }

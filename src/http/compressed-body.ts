@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { chooseEncoding } from './accept-encoding.ts';
 import { appendVary } from './vary.ts';
+import { writeBody } from './write-body.ts';
 
 /** A body held in each encoding the service offers (DECISIONS "Operations": brotli and gzip). */
 export interface CompressedBody {
@@ -42,11 +43,9 @@ export function sendCompressed(
   const compressed = body.br !== undefined && body.gzip !== undefined;
   const encoding = compressed ? chooseEncoding(req.headers['accept-encoding']) : 'identity';
   const bytes = (encoding === 'br' ? body.br : encoding === 'gzip' ? body.gzip : undefined) ?? body.identity;
-  res.statusCode = 200;
   res.setHeader('Content-Type', headers.contentType);
   if (headers.cacheControl) res.setHeader('Cache-Control', headers.cacheControl);
   if (compressed) appendVary(res, 'Accept-Encoding');
   if (encoding !== 'identity') res.setHeader('Content-Encoding', encoding);
-  res.setHeader('Content-Length', bytes.length);
-  res.end(req.method === 'HEAD' ? undefined : bytes);
+  writeBody(res, 200, bytes);
 }

@@ -1,17 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createGraphQLError, createYoga, maskError } from 'graphql-yoga';
+import { createYoga, maskError } from 'graphql-yoga';
 import { AppError } from '../errors/app-error.ts';
-import { databaseUnavailable, isDatabaseUnavailable } from '../errors/database-unavailable.ts';
-import { graphqlErrorBody, type GraphQLErrorBody } from '../errors/graphql-error-body.ts';
+import { toAppError } from '../errors/to-app-error.ts';
 import type { GraphQLContext } from '../graphql/builder.ts';
 import { countLimitedFields } from '../graphql/count-limited-fields.ts';
+import { graphqlErrorBody, toGraphQLError, type GraphQLErrorBody } from '../graphql/graphql-error.ts';
 import { logResolverFailures } from '../graphql/log-resolver-failures.ts';
 import { rulesAfterValidation } from '../graphql/rules-after-validation.ts';
 import { schema } from '../graphql/schema.ts';
 import { hitRateLimit, rateLimitHeaders } from '../services/rate-limits/hit-rate-limit.ts';
-import { requesterOf, type Context } from '../trpc.ts';
+import { requesterOf, type Context } from '../procedures/context.ts';
 import type { Logger } from './logger.ts';
 import { parseJsonBody, readBodyText } from './read-json-body.ts';
+import { writeBody } from './write-body.ts';
 import { GRAPHQL_PATH } from './graphql-path.ts';
 
 export const GRAPHQL_CONTENT_TYPE = 'application/graphql-response+json; charset=utf-8';
@@ -21,15 +22,16 @@ export const MAX_QUERY_LENGTH = 4000;
 
 type GraphQLError = { message: string; extensions?: GraphQLErrorBody['extensions'] };
 
-/** Headers a refused operation carries in from Yoga: the limit that refused it (task-writes), not graphql's. */
-const LIMIT_HEADERS = ['retry-after', 'ratelimit', 'ratelimit-policy'];
+/**
+ * Headers a refused operation carries in from Yoga (`extensions.http` of a 429 or 503): the limit
+ * that refused it (task-writes), not graphql's, and its Retry-After.
+ */
+const FAILURE_HEADERS = ['retry-after', 'ratelimit', 'ratelimit-policy'];
 
-/** A resolver that could not reach the database says so (503), instead of a masked internal error. */
-const maskUnavailable = (error: unknown, message: string, isDev?: boolean): Error => {
-  const original = (error as { originalError?: unknown }).originalError ?? error;
-  if (!isDatabaseUnavailable(original)) return maskError(error, message, isDev);
-  const failure = graphqlErrorBody(databaseUnavailable(original));
-  return createGraphQLError(failure.message, { extensions: { ...failure.extensions, http: { status: 503 } } });
+/** What no resolver turned into an answer: a domain failure (a database out of reach) says so; anything else is masked. */
+const maskUnexpected = (error: unknown, message: string, isDev?: boolean): Error => {
+  const failure = toAppError((error as { originalError?: unknown }).originalError ?? error);
+  return failure.slug === 'internal' ? maskError(error, message, isDev) : (toGraphQLError(failure) as Error);
 };
 
 /** What the endpoint needs of the request around it: its id, and how to verify its credential and build its context. */
@@ -56,7 +58,7 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
     landingPage: false,
     graphiql: false,
     logging: false,
-    maskedErrors: { maskError: maskUnavailable },
+    maskedErrors: { maskError: maskUnexpected },
     plugins: [
       rulesAfterValidation,
       countLimitedFields((ctx, error) => log.error({ reqId: ctx.requestId, err: error }, 'graphql limit count failed')),
@@ -66,10 +68,8 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
 
   function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    res.statusCode = status;
     res.setHeader('Content-Type', GRAPHQL_CONTENT_TYPE);
-    res.setHeader('Content-Length', Buffer.byteLength(body));
-    res.end(body);
+    writeBody(res, status, body);
   }
 
   const errors = (...list: GraphQLError[]) => JSON.stringify({ errors: list });
@@ -84,13 +84,13 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
         },
       );
       await answer(req, res, request.contextFor(verified.caller), verified.failure);
-    } catch (error) {
-      log.error({ reqId: request.requestId, err: error }, 'graphql request failed');
+    } catch (thrown) {
+      const failure = toAppError(thrown);
+      log.error({ reqId: request.requestId, err: failure.cause ?? failure }, 'graphql request failed');
       if (res.headersSent) {
         res.destroy();
         return;
       }
-      const failure = isDatabaseUnavailable(error) ? databaseUnavailable(error) : new AppError('internal');
       send(res, failure.status, errors(graphqlErrorBody(failure)), failure.headers);
     }
   };
@@ -142,9 +142,9 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
       }),
       { ctx: context },
     );
-    const headers: Record<string, string> = response.status === 503 ? { ...limitHeaders, ...databaseUnavailable(undefined).headers } : { ...limitHeaders };
-    if (response.status === 429) {
-      for (const name of LIMIT_HEADERS) {
+    const headers: Record<string, string> = { ...limitHeaders };
+    if (response.status === 429 || response.status === 503) {
+      for (const name of FAILURE_HEADERS) {
         const value = response.headers.get(name);
         if (value !== null) headers[name] = value;
       }

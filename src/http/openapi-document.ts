@@ -1,8 +1,8 @@
 import type { AnyTRPCRouter } from '@trpc/server';
 import { forEachOpenApiProcedure, generateOpenApiDocument, normalizePath, type OpenAPIObject } from 'trpc-to-openapi';
-import type { AccessMeta } from '../trpc.ts';
+import type { AccessMeta } from '../procedures/meta.ts';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import type { HttpMeta } from './http-meta.ts';
+import type { HttpMeta } from '../procedures/http-meta.ts';
 import { problemSchema } from './problem-schema.ts';
 
 type JsonObject = Record<string, unknown>;

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { AppError } from '../errors/app-error.ts';
+import { writeBody } from './write-body.ts';
 
 /** The RFC 9457 body of SPEC "Problem". */
 export interface ProblemBody {
@@ -11,23 +12,32 @@ export interface ProblemBody {
   errors?: { path: string; message: string }[];
 }
 
-export function toProblemBody(error: AppError, baseUrl: string, instance: string): ProblemBody {
+export interface ProblemPlace {
+  baseUrl: string;
+  /** The request's path. */
+  instance: string;
+  /** Quoted in an unexpected failure's detail, so a report can be matched to the log. */
+  requestId: string;
+}
+
+/** The renderer of problem+json: any AppError, an unexpected failure without its own words. */
+export function toProblemBody(error: AppError, place: ProblemPlace): ProblemBody {
+  const detail = error.slug === 'internal' ? `Quote request id ${place.requestId} when you report this.` : error.detail;
+  const { baseUrl, instance } = place;
   return {
     type: `${baseUrl}/problems/${error.slug}`,
     title: error.title,
     status: error.status,
-    ...(error.detail !== undefined ? { detail: error.detail } : {}),
+    ...(detail !== undefined ? { detail } : {}),
     instance,
     ...(error.errors !== undefined ? { errors: error.errors } : {}),
   };
 }
 
 /** Writes an AppError as application/problem+json with the headers it carries. */
-export function writeProblem(res: ServerResponse, error: AppError, baseUrl: string, instance: string): void {
-  const body = JSON.stringify(toProblemBody(error, baseUrl, instance));
+export function writeProblem(res: ServerResponse, error: AppError, place: ProblemPlace): void {
+  const body = JSON.stringify(toProblemBody(error, place));
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  res.statusCode = error.status;
   res.setHeader('Content-Type', 'application/problem+json');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body);
+  writeBody(res, error.status, body);
 }

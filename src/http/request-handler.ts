@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { AppError } from '../errors/app-error.ts';
-import { appErrorOf } from '../errors/app-error-of.ts';
+import { toAppError } from '../errors/to-app-error.ts';
+import { clientIdOf, type Context } from '../procedures/context.ts';
 import type { ServiceContext } from '../services/service-context.ts';
-import { clientIdOf, type Context } from '../trpc.ts';
 import { authenticateRequest } from './authenticate-request.ts';
 import { clientAddressOf } from './client-address.ts';
 import type { GraphQLEndpoint } from './graphql-endpoint.ts';
@@ -13,6 +13,7 @@ import type { ServiceMetrics } from '../metrics/service-metrics.ts';
 import type { ApplyCors } from './cors.ts';
 import type { StaticContent } from './pages/static-content.ts';
 import { writeProblem } from './problem-response.ts';
+import { writeBody } from './write-body.ts';
 import { requestIdOf } from './request-id.ts';
 import { serveRestRoute } from './rest-adapter.ts';
 import { buildRestRoutes, matchRoute } from './rest-routes.ts';
@@ -113,8 +114,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
         const { body, contentType } = await metrics.exposition();
         res.setHeader('Content-Type', contentType);
         res.setHeader('Cache-Control', 'no-store');
-        res.setHeader('Content-Length', Buffer.byteLength(body));
-        res.end(method === 'HEAD' ? undefined : body);
+        writeBody(res, 200, body);
         return;
       }
       const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
@@ -128,22 +128,18 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       route = match.route.template;
       await serveRestRoute({ match, req, res, query, ctx });
     } catch (thrown) {
-      const error = appErrorOf(thrown);
+      const failure = toAppError(thrown);
+      if (failure.slug === 'internal') log.error({ reqId: requestId, err: failure.cause ?? failure }, 'unexpected failure');
       if (res.headersSent) {
-        log.error({ reqId: requestId, err: error }, 'failed after the response started');
+        if (failure.slug !== 'internal') log.error({ reqId: requestId, err: failure }, 'failed after the response started');
         res.destroy();
         return;
       }
       // Headers the route earned before failing, such as its rate-limit count.
       for (const [name, value] of Object.entries(ctx?.response.headers ?? {})) res.setHeader(name, value);
-      if (error instanceof AppError) {
-        // The body was not read to its end: close rather than reuse the connection.
-        if (error.slug === 'payload-too-large') res.setHeader('Connection', 'close');
-        writeProblem(res, error, baseUrl, rawPath);
-        return;
-      }
-      log.error({ reqId: requestId, err: error }, 'unexpected failure');
-      writeProblem(res, new AppError('internal', { detail: `Quote request id ${requestId} when you report this.` }), baseUrl, rawPath);
+      // The body was not read to its end: close rather than reuse the connection.
+      if (failure.slug === 'payload-too-large') res.setHeader('Connection', 'close');
+      writeProblem(res, failure, { baseUrl, instance: rawPath, requestId });
     }
   };
 }

@@ -1,14 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors/app-error.ts';
-import { appErrorOf } from '../errors/app-error-of.ts';
-import { listMatches, parseEntityTagList } from '../lib/entity-tag.ts';
-import type { Context } from '../trpc.ts';
-import { callProcedure } from '../middleware/call-procedure.ts';
+import { toAppError } from '../errors/to-app-error.ts';
+import { listMatches } from '../lib/entity-tag.ts';
+import { ifNoneMatchHeaderSchema, readHeader } from '../schemas/headers.ts';
+import { callProcedure } from '../procedures/call-procedure.ts';
+import type { Context } from '../procedures/context.ts';
+import { successResponseOf } from '../procedures/success-response.ts';
 import { queryInput } from './query-input.ts';
 import { parseJsonBody, readBodyText } from './read-json-body.ts';
 import type { RestRoute, RouteMatch } from './rest-routes.ts';
-import { successResponseOf } from './success-response.ts';
 import { appendVary } from './vary.ts';
+import { writeBody } from './write-body.ts';
 
 /**
  * Serves one REST route by calling its tRPC procedure — the same procedure
@@ -31,53 +33,39 @@ export async function serveRestRoute(options: {
     else res.setHeader(name, value);
   }
 
+  const { input, callContext } = inputOf(route, match.pathInput, req, query, ctx);
   let data: unknown;
   try {
-    data = await callProcedure(route.procedure, {
-      path: route.procedurePath,
-      type: route.type,
-      ctx,
-      // Read and judged only when the procedure asks: after the rate limit and the
-      // Idempotency-Key, as SPEC orders the checks (a bad body still counts and still
-      // needs its key).
-      getRawInput: route.takesInput ? inputOf(route, match.pathInput, req, query, ctx) : async () => undefined,
-    });
+    // Input is read and judged only when the procedure asks: after the rate limit and
+    // the Idempotency-Key, as SPEC orders the checks (a bad body still counts and still
+    // needs its key).
+    data = await callProcedure(route.procedure, { path: route.procedurePath, type: route.type, ctx: callContext, getRawInput: input });
   } catch (error) {
-    throw appErrorOf(error);
+    throw toAppError(error);
   }
 
   for (const [name, value] of Object.entries(ctx.response.headers)) res.setHeader(name, value);
-  const { replay } = ctx.response;
-  if (replay) {
-    for (const [name, value] of Object.entries(replay.headers)) res.setHeader(name, value);
+  const { idempotent } = ctx.response;
+  if (idempotent?.replayed) {
+    for (const [name, value] of Object.entries(idempotent.stored.headers)) res.setHeader(name, value);
     res.setHeader('Idempotent-Replayed', 'true');
-    writeBody(res, replay.status, replay.body === '' ? undefined : replay.body);
+    writeBody(res, idempotent.stored.status, idempotent.stored.body);
     return;
   }
   for (const [name, value] of Object.entries(route.http.successHeaders ?? {})) res.setHeader(name, value);
   // An idempotent procedure's answer was built once already, to be stored: send those bytes.
-  const response = ctx.response.stored ?? successResponseOf(route.http, data, ctx.response.headers);
+  const response = idempotent?.stored ?? successResponseOf(route.http, data, ctx.response.headers);
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   if (route.http.entityTag && route.method === 'GET') {
     res.setHeader('Cache-Control', 'no-cache');
-    const ifNoneMatch = req.headers['if-none-match'];
-    if (ifNoneMatch !== undefined && listMatches(parseEntityTagList(ifNoneMatch), response.headers.ETag!)) {
+    const ifNoneMatch = readHeader(ifNoneMatchHeaderSchema, 'if-none-match', req.headers)!;
+    if (listMatches(ifNoneMatch, response.headers.ETag!)) {
       res.removeHeader('Content-Type');
-      writeBody(res, 304, undefined);
+      writeBody(res, 304, '');
       return;
     }
   }
   writeBody(res, response.status, response.body);
-}
-
-function writeBody(res: ServerResponse, status: number, body: string | undefined): void {
-  res.statusCode = status;
-  if (body === undefined) {
-    res.end();
-    return;
-  }
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body);
 }
 
 /**
@@ -86,15 +74,25 @@ function writeBody(res: ServerResponse, status: number, body: string | undefined
  * rate limit — so an oversized body is refused after it was counted, and its
  * 413 carries the RateLimit headers like every other answer of the route.
  */
-function inputOf(route: RestRoute, pathInput: Record<string, string>, req: IncomingMessage, query: URLSearchParams, ctx: Context): () => Promise<unknown> {
+function inputOf(
+  route: RestRoute,
+  pathInput: Record<string, string>,
+  req: IncomingMessage,
+  query: URLSearchParams,
+  ctx: Context,
+): { input: () => Promise<unknown>; callContext: Context } {
+  if (!route.takesInput) return { input: async () => undefined, callContext: ctx };
   if (route.method === 'GET' || route.method === 'DELETE') {
     const input = { ...queryInput(query, route.numericQueryParameters), ...pathInput };
-    return async () => input;
+    return { input: async () => input, callContext: ctx };
   }
   let text: Promise<string> | undefined;
   // The raw text is also what an idempotency fingerprint covers.
-  const readBody = (ctx.request.readBody = () => (text ??= readBodyText(req)));
-  return async () => bodyInput(route, pathInput, await readBody());
+  const readBody = () => (text ??= readBodyText(req));
+  return {
+    input: async () => bodyInput(route, pathInput, await readBody()),
+    callContext: { ...ctx, request: { ...ctx.request, readBody } },
+  };
 }
 
 function bodyInput(route: RestRoute, pathInput: Record<string, string>, text: string): unknown {

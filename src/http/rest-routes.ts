@@ -1,6 +1,6 @@
 import type { AnyTRPCRouter } from '@trpc/server';
 import { forEachOpenApiProcedure, getInputOutputParsers, getPathParameters, normalizePath } from 'trpc-to-openapi';
-import type { HttpMeta } from './http-meta.ts';
+import type { HttpMeta } from '../procedures/http-meta.ts';
 import { numericFieldsOf, unwrapOptional } from './query-input.ts';
 
 export interface RestRoute {

@@ -4,12 +4,13 @@ import { TRPCError } from '@trpc/server';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { getErrorShape, transformTRPCResponse } from '@trpc/server/unstable-core-do-not-import';
 import { AppError } from '../errors/app-error.ts';
-import { appErrorOf } from '../errors/app-error-of.ts';
-import { toTRPCError } from '../errors/trpc-error-mapping.ts';
+import { toAppError } from '../errors/to-app-error.ts';
 import { nestsDeeperThan, TOO_DEEP_DETAIL } from '../lib/json-nesting.ts';
-import type { Context } from '../trpc.ts';
+import type { Context } from '../procedures/context.ts';
+import { toTRPCError } from '../procedures/trpc-error.ts';
 import type { Logger } from './logger.ts';
 import { MAX_BODY_BYTES, readBodyText } from './read-json-body.ts';
+import { writeBody } from './write-body.ts';
 
 export const TRPC_PREFIX = '/api/trpc/';
 
@@ -42,13 +43,9 @@ export async function serveTrpc(options: {
     ctx = await options.createContext();
   } catch (thrown) {
     // A bad credential (401), or the database out of reach while a key is looked up (503): in tRPC's envelope.
-    const error = appErrorOf(thrown);
-    if (error instanceof AppError) {
-      writeTrpcError(res, router, toTRPCError(error), error.headers);
-      return;
-    }
-    log.error({ reqId: requestId, err: thrown }, 'request failed before its procedure');
-    writeTrpcError(res, router, new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: thrown }), {});
+    const failure = toAppError(thrown);
+    if (failure.slug === 'internal') log.error({ reqId: requestId, err: failure.cause ?? failure }, 'request failed before its procedure');
+    writeTrpcError(res, router, toTRPCError(failure), failure.headers);
     return;
   }
   const refusal = await refusalOf(req, pathname);
@@ -67,14 +64,15 @@ export async function serveTrpc(options: {
     responseMeta({ errors }) {
       const { response } = ctx;
       const headers: Record<string, string> = { ...response.headers };
-      if (response.replay) headers['Idempotent-Replayed'] = 'true';
+      if (response.idempotent?.replayed) headers['Idempotent-Replayed'] = 'true';
       for (const error of errors) if (error.cause instanceof AppError) Object.assign(headers, error.cause.headers);
       // tRPC sets its own Vary; a list added to it keeps the Origin that CORS already varies by.
       const vary = res.getHeader('Vary');
       return { headers: vary === undefined ? headers : { ...headers, Vary: [String(vary)] } };
     },
     onError({ error, path }) {
-      if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ reqId: requestId, err: error.cause ?? error, procedure: path }, 'procedure failed');
+      // tRPC's own refusals (bad JSON, unknown procedure) are answers, not failures.
+      if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ reqId: requestId, err: toAppError(error).cause ?? error, procedure: path }, 'procedure failed');
     },
   });
 }
@@ -127,8 +125,6 @@ function writeTrpcError(res: ServerResponse, router: AnyTRPCRouter, error: TRPCE
   const shape = getErrorShape({ config, error, type: 'unknown', path: undefined, input: undefined, ctx: undefined });
   const body = JSON.stringify(transformTRPCResponse(config, { error: shape }));
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.statusCode = shape.data.httpStatus;
   res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body);
+  writeBody(res, shape.data.httpStatus, body);
 }

@@ -1,4 +1,4 @@
-import { router } from '../trpc.ts';
+import { router } from '../procedures/trpc.ts';
 import { authRouter } from './auth/router.ts';
 import { exportRouter } from './export/router.ts';
 import { keysRouter } from './keys/router.ts';

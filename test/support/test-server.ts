@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Logger } from '../../src/http/logger.ts';
@@ -56,5 +57,40 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await app.stop();
       if (ownsDatabase) await database.drop();
     },
+  };
+}
+
+/**
+ * The shared fixture: one server for the file (or the describe block it is
+ * called in), started before its tests and stopped after them. The handle
+ * reads the running server, so `server.url` works inside any test.
+ */
+export function useTestServer(options: TestServerOptions | (() => TestServerOptions | Promise<TestServerOptions>) = {}): TestServer {
+  let started: TestServer | undefined;
+  beforeAll(async () => {
+    started = await startTestServer(typeof options === 'function' ? await options() : options);
+  });
+  afterAll(async () => {
+    await started?.stop();
+    started = undefined;
+  });
+  const running = (): TestServer => {
+    if (!started) throw new Error('The test server runs only while the tests of its block do.');
+    return started;
+  };
+  return {
+    get url() {
+      return running().url;
+    },
+    get baseUrl() {
+      return running().baseUrl;
+    },
+    get app() {
+      return running().app;
+    },
+    get database() {
+      return running().database;
+    },
+    stop: () => running().stop(),
   };
 }

@@ -1,4 +1,4 @@
-import { GAME_IDS } from '../../services/scores/games.ts';
+import { GAME_IDS } from '../../schemas/games.ts';
 import { builder } from '../builder.ts';
 
 export const GameType = builder.enumType('Game', { values: GAME_IDS });

@@ -1,5 +1,6 @@
 import { topScoresProcedure } from '../../routers/scores/top-scores.ts';
 import type { Leaderboard } from '../../services/scores/get-leaderboard.ts';
+import { PAGE_SIZES } from '../../schemas/page-size.ts';
 import { builder } from '../builder.ts';
 import { throughProcedure } from '../resolve-through-procedure.ts';
 import { GameType } from './game.ts';
@@ -23,7 +24,7 @@ builder.queryFields((t) => ({
     description: "A game's best scores, best first",
     args: {
       game: t.arg({ type: GameType, required: true }),
-      limit: t.arg.int({ defaultValue: 10, description: '1 to 50' }),
+      limit: t.arg.int({ defaultValue: PAGE_SIZES.leaderboard.default, description: PAGE_SIZES.leaderboard.description }),
     },
     extensions: top.extensions,
     resolve: (_root, args, context) => top.resolve(args, context),

@@ -2,6 +2,7 @@ import { createTaskProcedure } from '../../routers/tasks/create-task.ts';
 import { newestTasksProcedure } from '../../routers/tasks/newest-tasks.ts';
 import { taskByIdProcedure } from '../../routers/tasks/task-by-id.ts';
 import type { TaskV1 } from '../../services/tasks/task-representation.ts';
+import { PAGE_SIZES } from '../../schemas/page-size.ts';
 import { builder } from '../builder.ts';
 import { isNotFound, throughProcedure } from '../resolve-through-procedure.ts';
 
@@ -23,7 +24,7 @@ builder.queryFields((t) => ({
   tasks: t.field({
     type: [TaskType],
     description: 'The newest tasks, newest first',
-    args: { limit: t.arg.int({ defaultValue: 5, description: '1 to 50' }) },
+    args: { limit: t.arg.int({ defaultValue: PAGE_SIZES.newestTasks.default, description: PAGE_SIZES.newestTasks.description }) },
     extensions: newest.extensions,
     resolve: (_root, args, context) => newest.resolve(args, context),
   }),

@@ -1,4 +1,4 @@
-import { VERSION_0_HEADERS } from '../../routers/tasks/list-tasks-v0.ts';
+import { VERSION_0_HEADERS } from '../../schemas/api-versions.ts';
 
 export const VERSIONING_PATH = '/versioning';
 

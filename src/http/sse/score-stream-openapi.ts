@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathItemObject } from 'zod-openapi';
-import { leaderboardQuerySchema } from '../../routers/scores/score-schemas.ts';
+import { leaderboardQuerySchema } from '../../schemas/scores.ts';
+import { lastEventIdHeaderSchema } from '../../schemas/headers.ts';
 import { problemSchema } from '../problem-schema.ts';
 
 export const SCORE_STREAM_PATH = '/api/scores/stream';
@@ -26,9 +27,7 @@ export const scoreStreamOpenApi: ZodOpenApiPathItemObject = {
     security: [{}, { bearer: [] }],
     requestParams: {
       query: leaderboardQuerySchema,
-      header: z.object({
-        'last-event-id': z.string().optional().meta({ description: 'Resume after this event id (a positive integer)' }),
-      }),
+      header: lastEventIdHeaderSchema,
     },
     responses: {
       '200': {

@@ -1,17 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../errors/app-error.ts';
-import { toFieldErrors } from '../../errors/field-errors.ts';
-import { leaderboardQuerySchema } from '../../routers/scores/score-schemas.ts';
+import { validationProblem } from '../../errors/to-app-error.ts';
+import { SCORE_SUBMITTED } from '../../schemas/event-types.ts';
+import { lastEventIdHeaderSchema, readHeader } from '../../schemas/headers.ts';
+import { leaderboardQuerySchema } from '../../schemas/scores.ts';
 import type { StoredEvent } from '../../services/events/event-dispatcher.ts';
 import type { EventBatch, EventPoller } from '../../services/events/event-poller.ts';
 import { lastScoreEventInRange } from '../../services/events/last-matching-event.ts';
 import { latestEventId } from '../../services/events/read-events.ts';
 import { getLeaderboard, type Leaderboard } from '../../services/scores/get-leaderboard.ts';
-import type { GameId } from '../../services/scores/games.ts';
+import type { GameId } from '../../schemas/games.ts';
 import type { ServiceContext } from '../../services/service-context.ts';
 import type { Logger } from '../logger.ts';
 import { numericFieldsOf, queryInput } from '../query-input.ts';
-import { parseLastEventId, sseComment, sseMessage } from './sse-format.ts';
+import { sseComment, sseMessage } from './sse-format.ts';
 
 /** SPEC: clients reconnect after 3 seconds. */
 export const RETRY_MS = 3000;
@@ -106,10 +108,7 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, max
 
   async function start(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, release: () => void): Promise<void> {
     const parsed = leaderboardQuerySchema.safeParse(queryInput(query, numericQuery));
-    if (!parsed.success) {
-      const errors = toFieldErrors(parsed.error.issues);
-      throw new AppError('validation', { detail: errors.map((entry) => `${entry.path}: ${entry.message}`).join('; '), errors });
-    }
+    if (!parsed.success) throw validationProblem(parsed.error.issues);
     const { game, limit } = parsed.data;
     if (req.method === 'HEAD') {
       // What a GET would start with, without the stream.
@@ -118,7 +117,7 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, max
       release();
       return;
     }
-    const resumeAfter = parseLastEventId(req.headers['last-event-id']);
+    const resumeAfter = readHeader(lastEventIdHeaderSchema, 'last-event-id', req.headers);
 
     // Read the starting point before answering, so that a database out of
     // reach is a 503 problem rather than a stream that ends at once. Batches
@@ -189,7 +188,7 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, max
         latest = await lastScoreEventInRange({ ctx: service, input: { game, after: lastSeen, upTo: batch.after } });
       }
       for (const event of batch.events) {
-        if (event.id > lastSeen && event.type === 'score.submitted' && event.data.game === game) latest = event;
+        if (event.id > lastSeen && event.type === SCORE_SUBMITTED && event.data.game === game) latest = event;
       }
       if (latest) {
         const board = await boardAt(game, limit, batch.upTo);

@@ -15,11 +15,3 @@ export function sseMessage(message: { event?: string; id?: number; retry?: numbe
 export function sseComment(text: string): string {
   return `: ${text}\n\n`;
 }
-
-/** SPEC: a valid Last-Event-ID is a positive safe integer. */
-export function parseLastEventId(header: string | string[] | undefined): number | undefined {
-  const value = typeof header === 'string' ? header.trim() : undefined;
-  if (value === undefined || !/^[1-9][0-9]*$/.test(value)) return undefined;
-  const id = Number(value);
-  return Number.isSafeInteger(id) ? id : undefined;
-}

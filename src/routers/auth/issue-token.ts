@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { issueToken } from '../../services/auth/tokens.ts';
-import { publicProcedure, requireCaller } from '../../trpc.ts';
-import { tokenSchema } from './auth-schemas.ts';
+import { requireCaller } from '../../procedures/context.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { tokenSchema } from '../../schemas/auth.ts';
 
 export const issueTokenProcedure = publicProcedure
   .meta({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { publicProcedure, requireCaller } from '../../trpc.ts';
-import { identitySchema } from './auth-schemas.ts';
+import { requireCaller } from '../../procedures/context.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { identitySchema } from '../../schemas/auth.ts';
 
 export const meProcedure = publicProcedure
   .meta({

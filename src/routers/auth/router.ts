@@ -1,4 +1,4 @@
-import { router } from '../../trpc.ts';
+import { router } from '../../procedures/trpc.ts';
 import { issueTokenProcedure } from './issue-token.ts';
 import { meProcedure } from './me.ts';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listTasks } from '../../services/tasks/list-tasks.ts';
 import { TASKS_RETAINED } from '../../services/tasks/create-task.ts';
-import { publicProcedure } from '../../trpc.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
 import { tasksToCsv } from './tasks-csv.ts';
 
 export const exportTasksProcedure = publicProcedure

@@ -1,4 +1,4 @@
-import { router } from '../../trpc.ts';
+import { router } from '../../procedures/trpc.ts';
 import { exportTasksProcedure } from './export-tasks.ts';
 
 export const exportRouter = router({ tasks: exportTasksProcedure });

@@ -1,6 +1,6 @@
 import { createApiKey } from '../../services/keys/create-api-key.ts';
-import { publicProcedure } from '../../trpc.ts';
-import { createdKeySchema, newKeySchema } from './key-schemas.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { createdKeySchema, newKeySchema } from '../../schemas/keys.ts';
 
 export const createKeyProcedure = publicProcedure
   .meta({

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { revokeApiKey } from '../../services/keys/revoke-api-key.ts';
-import { publicProcedure, requireCaller } from '../../trpc.ts';
-import { keyIdInputSchema } from './key-schemas.ts';
+import { requireCaller } from '../../procedures/context.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { keyIdInputSchema } from '../../schemas/keys.ts';
 
 export const revokeKeyProcedure = publicProcedure
   .meta({

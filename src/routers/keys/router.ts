@@ -1,4 +1,4 @@
-import { router } from '../../trpc.ts';
+import { router } from '../../procedures/trpc.ts';
 import { createKeyProcedure } from './create-key.ts';
 import { revokeKeyProcedure } from './revoke-key.ts';
 

@@ -1,4 +1,4 @@
-import { router } from '../../trpc.ts';
+import { router } from '../../procedures/trpc.ts';
 import { limitsDemoProcedure } from './demo.ts';
 
 export const limitsRouter = router({ demo: limitsDemoProcedure });

@@ -1,4 +1,4 @@
-import { router } from '../../trpc.ts';
+import { router } from '../../procedures/trpc.ts';
 import { submitScoreProcedure } from './submit-score.ts';
 import { topScoresProcedure } from './top-scores.ts';
 

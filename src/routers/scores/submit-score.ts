@@ -1,7 +1,7 @@
-import { z } from 'zod';
 import { submitScore } from '../../services/scores/submit-score.ts';
-import { publicProcedure } from '../../trpc.ts';
-import { newScoreSchema, scoreSchema } from './score-schemas.ts';
+import { idempotencyKeyHeaderSchema } from '../../schemas/headers.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { newScoreSchema, scoreSchema } from '../../schemas/scores.ts';
 
 export const submitScoreProcedure = publicProcedure
   .meta({
@@ -12,11 +12,7 @@ export const submitScoreProcedure = publicProcedure
       summary: 'Submit a score (idempotent)',
       description:
         'Checks run in this order: rate limit, Idempotency-Key, body. A repeat with the same key and body replays the first answer with Idempotent-Replayed: true.',
-      requestHeaders: z.object({
-        'idempotency-key': z
-          .string()
-          .meta({ description: '1 to 255 printable ASCII characters, optionally in double quotes; kept 24 hours per client' }),
-      }),
+      requestHeaders: idempotencyKeyHeaderSchema,
       errorResponses: [400, 409, 413, 422],
     },
     http: {

@@ -1,7 +1,7 @@
 import { getLeaderboard } from '../../services/scores/get-leaderboard.ts';
-import { publicProcedure } from '../../trpc.ts';
-import { ifNoneMatchHeaderSchema } from '../common/schemas.ts';
-import { leaderboardQuerySchema, leaderboardSchema } from './score-schemas.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { ifNoneMatchHeaderSchema } from '../../schemas/headers.ts';
+import { leaderboardQuerySchema, leaderboardSchema } from '../../schemas/scores.ts';
 
 /** GET /api/scores, and SPEC "Procedure endpoints" scores.top. */
 export const topScoresProcedure = publicProcedure

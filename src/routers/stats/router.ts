@@ -1,4 +1,4 @@
-import { router } from '../../trpc.ts';
+import { router } from '../../procedures/trpc.ts';
 import { statsProcedure } from './stats.ts';
 
 export const statsRouter = router({ get: statsProcedure });

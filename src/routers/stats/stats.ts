@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { getStats } from '../../services/stats/get-stats.ts';
-import { publicProcedure } from '../../trpc.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
 
 export const statsProcedure = publicProcedure
   .meta({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { publicProcedure } from '../../trpc.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
 
 export const healthProcedure = publicProcedure
   .meta({ openapi: { method: 'GET', path: '/api/health', tags: ['system'], summary: 'Liveness check' } })

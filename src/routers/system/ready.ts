@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AppError } from '../../errors/app-error.ts';
+import { databaseUnavailable } from '../../errors/database-unavailable.ts';
 import { databaseAnswers } from '../../services/system/database-answers.ts';
-import { publicProcedure } from '../../trpc.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
 
 /** DECISIONS "Operations": ready when the database answers within 1 s. */
 export const READY_WITHIN_MS = 1000;
@@ -20,7 +20,7 @@ export const readyProcedure = publicProcedure
   .output(z.object({ ok: z.literal(true) }))
   .query(async ({ ctx }) => {
     if (!(await databaseAnswers({ ctx: ctx.service, input: { withinMs: READY_WITHIN_MS } }))) {
-      throw new AppError('unavailable', { detail: 'The database did not answer within 1 s.', headers: { 'Retry-After': '1' } });
+      throw databaseUnavailable(undefined, 'The database did not answer within 1 s.');
     }
     return { ok: true as const };
   });

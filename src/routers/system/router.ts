@@ -1,4 +1,4 @@
-import { router } from '../../trpc.ts';
+import { router } from '../../procedures/trpc.ts';
 import { healthProcedure } from './health.ts';
 import { readyProcedure } from './ready.ts';
 

@@ -1,7 +1,7 @@
 import { createTask } from '../../services/tasks/create-task.ts';
 import { toTaskV1 } from '../../services/tasks/task-representation.ts';
-import { publicProcedure } from '../../trpc.ts';
-import { newTaskSchema, taskSchema } from './task-schemas.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { newTaskSchema, taskSchema } from '../../schemas/tasks.ts';
 
 /** REST's POST /api/tasks (NewTask: title and done); `tasks.create` is the SPEC's RPC form, title only. */
 export const addTaskProcedure = publicProcedure

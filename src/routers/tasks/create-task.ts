@@ -1,7 +1,7 @@
 import { createTask } from '../../services/tasks/create-task.ts';
 import { toTaskV1 } from '../../services/tasks/task-representation.ts';
-import { publicProcedure } from '../../trpc.ts';
-import { createTaskInputSchema, taskSchema } from './task-schemas.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { createTaskInputSchema, taskSchema } from '../../schemas/tasks.ts';
 
 /** SPEC "Procedure endpoints": tasks.create over /api/trpc; a task write like POST /api/tasks. */
 export const createTaskProcedure = publicProcedure

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { parseEntityTagList } from '../../lib/entity-tag.ts';
 import { deleteTask } from '../../services/tasks/delete-task.ts';
-import { publicProcedure } from '../../trpc.ts';
-import { ifMatchHeaderSchema } from '../common/schemas.ts';
-import { taskIdInputSchema } from './task-schemas.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { ifMatchHeaderSchema, readHeader } from '../../schemas/headers.ts';
+import { taskIdInputSchema } from '../../schemas/tasks.ts';
 
 export const deleteTaskProcedure = publicProcedure
   .meta({
@@ -21,5 +20,5 @@ export const deleteTaskProcedure = publicProcedure
   .input(taskIdInputSchema)
   .output(z.void())
   .mutation(async ({ ctx, input }) => {
-    await deleteTask({ ctx: ctx.service, input: { id: input.id, ifMatch: parseEntityTagList(ctx.request.headers['if-match']) } });
+    await deleteTask({ ctx: ctx.service, input: { id: input.id, ifMatch: readHeader(ifMatchHeaderSchema, 'if-match', ctx.request.headers)! } });
   });

@@ -1,7 +1,7 @@
 import { getTask } from '../../services/tasks/get-task.ts';
 import { toTaskV2 } from '../../services/tasks/task-representation.ts';
-import { publicProcedure } from '../../trpc.ts';
-import { taskIdInputSchema, taskV2Schema } from './task-schemas.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { taskIdInputSchema, taskV2Schema } from '../../schemas/tasks.ts';
 
 export const getTaskV2Procedure = publicProcedure
   .meta({

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { AppError } from '../../errors/app-error.ts';
 import { getTask } from '../../services/tasks/get-task.ts';
 import { toTaskV1, toTaskV2 } from '../../services/tasks/task-representation.ts';
-import { publicProcedure } from '../../trpc.ts';
-import { ifNoneMatchHeaderSchema } from '../common/schemas.ts';
-import { taskIdInputSchema, taskSchema, taskV2Schema } from './task-schemas.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { ifNoneMatchHeaderSchema } from '../../schemas/headers.ts';
+import { taskIdInputSchema, taskSchema, taskV2Schema } from '../../schemas/tasks.ts';
 
 const apiVersionHeaderSchema = z.object({
   'api-version': z

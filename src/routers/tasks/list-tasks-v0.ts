@@ -1,16 +1,8 @@
 import { z } from 'zod';
 import { listTasks } from '../../services/tasks/list-tasks.ts';
-import { publicProcedure } from '../../trpc.ts';
-import { uuidSchema } from '../common/schemas.ts';
-
-/** SPEC "Versioning": the retired list keeps working and says so in its headers. */
-export const VERSION_0_HEADERS = {
-  // RFC 9745: @ + Unix seconds of 2026-10-01T00:00:00Z.
-  Deprecation: `@${Date.UTC(2026, 9, 1) / 1000}`,
-  // RFC 8594: the HTTP-date of 2027-06-30T00:00:00Z.
-  Sunset: new Date(Date.UTC(2027, 5, 30)).toUTCString(),
-  Link: '</api/tasks>; rel="successor-version", </versioning>; rel="deprecation"',
-};
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { VERSION_0_HEADERS } from '../../schemas/api-versions.ts';
+import { uuidSchema } from '../../schemas/text.ts';
 
 const taskV0Schema = z.object({ id: uuidSchema, title: z.string(), done: z.boolean() });
 

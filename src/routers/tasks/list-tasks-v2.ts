@@ -1,7 +1,7 @@
 import { toTaskV2 } from '../../services/tasks/task-representation.ts';
-import { publicProcedure } from '../../trpc.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
 import { taskListPage } from './task-list-page.ts';
-import { listTasksQuerySchema, taskPageV2Schema } from './task-schemas.ts';
+import { listTasksQuerySchema, taskPageV2Schema } from '../../schemas/tasks.ts';
 
 export const listTasksV2Procedure = publicProcedure
   .meta({

@@ -1,8 +1,8 @@
 import { toTaskV1 } from '../../services/tasks/task-representation.ts';
-import { publicProcedure } from '../../trpc.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
 import { taskListPage } from './task-list-page.ts';
-import { ifNoneMatchHeaderSchema } from '../common/schemas.ts';
-import { listTasksQuerySchema, taskPageSchema } from './task-schemas.ts';
+import { ifNoneMatchHeaderSchema } from '../../schemas/headers.ts';
+import { listTasksQuerySchema, taskPageSchema } from '../../schemas/tasks.ts';
 
 export const listTasksProcedure = publicProcedure
   .meta({

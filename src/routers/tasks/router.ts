@@ -1,4 +1,4 @@
-import { router } from '../../trpc.ts';
+import { router } from '../../procedures/trpc.ts';
 import { addTaskProcedure } from './add-task.ts';
 import { createTaskProcedure } from './create-task.ts';
 import { deleteTaskProcedure } from './delete-task.ts';

@@ -1,7 +1,7 @@
 import { getTask } from '../../services/tasks/get-task.ts';
 import { toTaskV1 } from '../../services/tasks/task-representation.ts';
-import { publicProcedure } from '../../trpc.ts';
-import { taskIdInputSchema, taskSchema } from './task-schemas.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { taskIdInputSchema, taskSchema } from '../../schemas/tasks.ts';
 
 /** SPEC "Procedure endpoints": one task in the version 1 shape; NOT_FOUND when missing. */
 export const taskByIdProcedure = publicProcedure

@@ -1,7 +1,7 @@
 import type { TaskRow } from '../../services/tasks/task-representation.ts';
 import { listTasks } from '../../services/tasks/list-tasks.ts';
-import type { Context } from '../../trpc.ts';
-import type { ListTasksQuery } from './task-schemas.ts';
+import type { Context } from '../../procedures/context.ts';
+import type { ListTasksQuery } from '../../schemas/tasks.ts';
 
 /**
  * One page of the list for either version: calls the service and sets the

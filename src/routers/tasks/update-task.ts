@@ -1,9 +1,8 @@
-import { parseEntityTagList } from '../../lib/entity-tag.ts';
 import { toTaskV1 } from '../../services/tasks/task-representation.ts';
 import { updateTask } from '../../services/tasks/update-task.ts';
-import { publicProcedure } from '../../trpc.ts';
-import { ifMatchHeaderSchema } from '../common/schemas.ts';
-import { taskPatchSchema, taskSchema } from './task-schemas.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { ifMatchHeaderSchema, readHeader } from '../../schemas/headers.ts';
+import { taskPatchSchema, taskSchema } from '../../schemas/tasks.ts';
 
 export const updateTaskProcedure = publicProcedure
   .meta({
@@ -22,6 +21,6 @@ export const updateTaskProcedure = publicProcedure
   .input(taskPatchSchema)
   .output(taskSchema)
   .mutation(async ({ ctx, input }) => {
-    const ifMatch = parseEntityTagList(ctx.request.headers['if-match']);
+    const ifMatch = readHeader(ifMatchHeaderSchema, 'if-match', ctx.request.headers)!;
     return toTaskV1(await updateTask({ ctx: ctx.service, input: { ...input, ifMatch } }));
   });

@@ -1,6 +1,7 @@
 import { createSubscription } from '../../services/webhooks/subscriptions.ts';
-import { publicProcedure, requireCaller } from '../../trpc.ts';
-import { createdSubscriptionSchema, newSubscriptionSchema } from './webhook-schemas.ts';
+import { requireCaller } from '../../procedures/context.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { createdSubscriptionSchema, newSubscriptionSchema } from '../../schemas/webhooks.ts';
 
 export const createSubscriptionProcedure = publicProcedure
   .meta({

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { deleteSubscription } from '../../services/webhooks/subscriptions.ts';
-import { publicProcedure, requireCaller } from '../../trpc.ts';
-import { subscriptionIdInputSchema } from './webhook-schemas.ts';
+import { requireCaller } from '../../procedures/context.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { subscriptionIdInputSchema } from '../../schemas/webhooks.ts';
 
 export const deleteSubscriptionProcedure = publicProcedure
   .meta({

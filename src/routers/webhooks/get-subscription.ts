@@ -1,6 +1,7 @@
 import { getSubscription } from '../../services/webhooks/subscriptions.ts';
-import { publicProcedure, requireCaller } from '../../trpc.ts';
-import { subscriptionIdInputSchema, subscriptionSchema } from './webhook-schemas.ts';
+import { requireCaller } from '../../procedures/context.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { subscriptionIdInputSchema, subscriptionSchema } from '../../schemas/webhooks.ts';
 
 export const getSubscriptionProcedure = publicProcedure
   .meta({

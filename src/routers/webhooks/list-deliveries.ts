@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { listDeliveries } from '../../services/webhooks/deliveries.ts';
-import { publicProcedure, requireCaller } from '../../trpc.ts';
-import { deliverySchema, subscriptionIdInputSchema } from './webhook-schemas.ts';
+import { requireCaller } from '../../procedures/context.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { deliverySchema, subscriptionIdInputSchema } from '../../schemas/webhooks.ts';
 
 export const listDeliveriesProcedure = publicProcedure
   .meta({

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { listSubscriptions } from '../../services/webhooks/subscriptions.ts';
-import { publicProcedure, requireCaller } from '../../trpc.ts';
-import { subscriptionSchema } from './webhook-schemas.ts';
+import { requireCaller } from '../../procedures/context.ts';
+import { publicProcedure } from '../../procedures/trpc.ts';
+import { subscriptionSchema } from '../../schemas/webhooks.ts';
 
 export const listSubscriptionsProcedure = publicProcedure
   .meta({

@@ -1,4 +1,4 @@
-import { router } from '../../trpc.ts';
+import { router } from '../../procedures/trpc.ts';
 import { createSubscriptionProcedure } from './create-subscription.ts';
 import { deleteSubscriptionProcedure } from './delete-subscription.ts';
 import { getSubscriptionProcedure } from './get-subscription.ts';

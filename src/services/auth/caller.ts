@@ -1,6 +1,6 @@
-/** The scopes a key can carry (SPEC "Scopes"). */
-export const SCOPES = ['stats:read', 'tasks:export'] as const;
-export type Scope = (typeof SCOPES)[number];
+import type { Scope } from '../../schemas/scopes.ts';
+
+export type { Scope };
 
 /** Who sent a request, once its credential has been verified. */
 export interface Caller {

@@ -1,7 +1,8 @@
 import { jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
 import { AppError } from '../../errors/app-error.ts';
-import { SCOPES, type Caller } from './caller.ts';
+import { SCOPES } from '../../schemas/scopes.ts';
+import type { Caller } from './caller.ts';
 import type { ServiceContext } from '../service-context.ts';
 
 /** The audience of every token we issue and accept (DECISIONS). */

@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import { events } from '../../db/schema/index.ts';
+import { SCORE_SUBMITTED } from '../../schemas/event-types.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { StoredEvent } from './event-dispatcher.ts';
 
@@ -21,7 +22,7 @@ export async function lastScoreEventInRange({
       and(
         gt(events.id, input.after),
         lte(events.id, input.upTo),
-        eq(events.type, 'score.submitted'),
+        eq(events.type, SCORE_SUBMITTED),
         eq(sql`${events.data}->>'game'`, input.game),
       ),
     )

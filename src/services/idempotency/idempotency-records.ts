@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { idempotencyRecords } from '../../db/schema/index.ts';
 import { rowsOf } from '../../db/rows.ts';
 import { AppError } from '../../errors/app-error.ts';
@@ -64,8 +64,7 @@ export async function claimIdempotencyKey({
         on conflict (client, key) do update set
           claim = excluded.claim, fingerprint = excluded.fingerprint, state = 'in_progress', started_at = excluded.started_at,
           completed_at = null, response_status = null, response_headers = null, response_body = null
-        where (${t}.state = 'in_progress' and ${t}.started_at <= ${stale.inProgress}::timestamptz)
-           or (${t}.state = 'completed' and ${t}.completed_at <= ${stale.completed}::timestamptz)
+        where ${isExpired(stale)}
         returning claim
       )
       select claimed.claim::text as claimed, existing.fingerprint, existing.state,
@@ -90,7 +89,6 @@ export async function claimIdempotencyKey({
     if (existing.state === 'in_progress') {
       throw new AppError('request-in-progress', {
         detail: 'The first request with this Idempotency-Key is still running; retry in a moment.',
-        headers: { 'Retry-After': '1' },
       });
     }
     return {
@@ -100,7 +98,6 @@ export async function claimIdempotencyKey({
   }
   throw new AppError('request-in-progress', {
     detail: 'The request with this Idempotency-Key keeps changing state; retry in a moment.',
-    headers: { 'Retry-After': '1' },
   });
 }
 
@@ -130,7 +127,6 @@ export async function completeIdempotencyKey({
   if (updated.length === 0) {
     throw new AppError('request-in-progress', {
       detail: 'This attempt took too long and another took over its Idempotency-Key; retry in a moment.',
-      headers: { 'Retry-After': '1' },
     });
   }
 }
@@ -148,14 +144,20 @@ export async function releaseIdempotencyKey({
     .where(and(eq(idempotencyRecords.client, input.client), eq(idempotencyRecords.key, input.key), eq(idempotencyRecords.claim, input.claim)));
 }
 
+/** A record nobody can use any more: an unfinished attempt past 60 seconds, or a completed one past 24 hours. */
+function isExpired(stale: { inProgress: string; completed: string }): SQL {
+  const t = idempotencyRecords;
+  return sql`((${t.state} = 'in_progress' and ${t.startedAt} <= ${stale.inProgress}::timestamptz)
+    or (${t.state} = 'completed' and ${t.completedAt} <= ${stale.completed}::timestamptz))`;
+}
+
 /** Now and then a new claim clears a batch of records nobody can use any more. */
 async function sweepExpiredRecords(ctx: ServiceContext, stale: { inProgress: string; completed: string }): Promise<void> {
   await ctx.db.execute(sql`
     delete from ${idempotencyRecords}
     where (${idempotencyRecords.client}, ${idempotencyRecords.key}) in (
       select ${idempotencyRecords.client}, ${idempotencyRecords.key} from ${idempotencyRecords}
-      where (${idempotencyRecords.state} = 'in_progress' and ${idempotencyRecords.startedAt} <= ${stale.inProgress}::timestamptz)
-         or (${idempotencyRecords.state} = 'completed' and ${idempotencyRecords.completedAt} <= ${stale.completed}::timestamptz)
+      where ${isExpired(stale)}
       limit ${SWEEP_BATCH}
       for update skip locked
     )`);

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { scores } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../service-context.ts';
-import { GAMES, type GameId } from './games.ts';
+import { GAMES, type GameId } from '../../schemas/games.ts';
 import { boardOrder } from './score-order.ts';
 
 export interface Leaderboard {

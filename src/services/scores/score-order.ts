@@ -1,6 +1,6 @@
 import { and, eq, gt, lt, or, sql, type SQL } from 'drizzle-orm';
 import { scores } from '../../db/schema/index.ts';
-import { GAMES, type GameId } from './games.ts';
+import { GAMES, type GameId } from '../../schemas/games.ts';
 
 /** Best first; ties go to the earlier createdAt, then the id, so the order is total. */
 export function boardOrder(game: GameId): SQL {

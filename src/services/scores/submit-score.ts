@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { count, eq } from 'drizzle-orm';
 import { scores } from '../../db/schema/index.ts';
+import { SCORE_SUBMITTED } from '../../schemas/event-types.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { ADVISORY_LOCKS, retainFirst } from '../retention.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
-import { GAME_IDS, type GameId } from './games.ts';
+import { GAME_IDS, type GameId } from '../../schemas/games.ts';
 import { beats, boardOrder } from './score-order.ts';
 
 /** SPEC "Retention": only the best 100 scores per game are kept. */
@@ -44,7 +45,7 @@ export async function submitScore({
       keep: SCORES_RETAINED,
       lockId: ADVISORY_LOCKS.scoresBase + GAME_IDS.indexOf(input.game),
     });
-    await recordEvent({ ctx: tx, input: { type: 'score.submitted', data: { ...score } } });
+    await recordEvent({ ctx: tx, input: { type: SCORE_SUBMITTED, data: { ...score } } });
     return score;
   });
 }

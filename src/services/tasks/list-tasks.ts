@@ -19,7 +19,10 @@ export interface TaskListPage {
   nextOffset: number | undefined;
 }
 
-/** Newest first (createdAt desc, id desc), by cursor or by offset (SPEC listing rules 1–8). */
+/** SPEC's list order: newest first, ties by id; the cursor compares the same pair. */
+const NEWEST_FIRST = [desc(tasks.createdAt), desc(tasks.id)] as const;
+
+/** Newest first, by cursor or by offset (SPEC listing rules 1–8). */
 export async function listTasks({ ctx, input }: { ctx: ServiceContext; input: ListTasksInput }): Promise<TaskListPage> {
   const conditions: SQL[] = [];
   if (input.done !== undefined) conditions.push(eq(tasks.done, input.done));
@@ -31,13 +34,13 @@ export async function listTasks({ ctx, input }: { ctx: ServiceContext; input: Li
   // The first page of the whole list is the hot path: prepared once.
   const fetched = conditions.length === 0 && !offsetMode
     ? await prepared(ctx.db, 'tasks_newest', (db) =>
-        db.select().from(tasks).orderBy(desc(tasks.createdAt), desc(tasks.id)).limit(sql.placeholder('limit')),
+        db.select().from(tasks).orderBy(...NEWEST_FIRST).limit(sql.placeholder('limit')),
       ).execute({ limit: input.limit + 1 })
     : await ctx.db
     .select()
     .from(tasks)
     .where(and(...conditions))
-    .orderBy(desc(tasks.createdAt), desc(tasks.id))
+    .orderBy(...NEWEST_FIRST)
     .limit(input.limit + 1)
     .offset(input.offset ?? 0);
   const hasMore = fetched.length > input.limit;

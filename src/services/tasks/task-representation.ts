@@ -1,5 +1,6 @@
 import type { TaskRow } from '../../db/schema/index.ts';
 import { entityTagOf } from '../../lib/entity-tag.ts';
+import { taskSchema } from '../../schemas/tasks.ts';
 
 export type { TaskRow };
 
@@ -43,9 +44,10 @@ export function toTaskV2(row: TaskRow): TaskV2 {
 }
 
 /**
- * The ETag a client holds for the task: derived from the exact version 1 JSON
- * the API sends, so If-Match compares against what GET returned.
+ * The ETag a client holds for the task: the tag of the exact JSON GET sends —
+ * version 1 as the output schema emits it, as procedures/success-response.ts
+ * tags every body — so If-Match compares against what GET returned.
  */
 export function taskEntityTag(row: TaskRow): string {
-  return entityTagOf(JSON.stringify(toTaskV1(row)));
+  return entityTagOf(JSON.stringify(taskSchema.parse(toTaskV1(row))));
 }

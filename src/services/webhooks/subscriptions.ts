@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, count, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { apiKeys, webhookSubscriptions, type WebhookSubscriptionRow } from '../../db/schema/index.ts';
 import { AppError } from '../../errors/app-error.ts';
+import { EVENT_TYPES, type EventType } from '../../schemas/event-types.ts';
 import type { Caller } from '../auth/caller.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
 import { resolveHost } from './address-guard.ts';
@@ -11,9 +12,6 @@ import { generateWebhookSecret } from './webhook-signature.ts';
 /** DECISIONS "Webhook subscriptions": one score must not fan out to any number of signed POSTs. */
 export const SUBSCRIPTIONS_PER_KEY = 10;
 
-/** The event types a subscription can ask for. */
-export const EVENT_TYPES = ['score.submitted'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface Subscription {
   id: string;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EVENT_TYPES } from '../../services/webhooks/subscriptions.ts';
-import { text, timestampSchema, uuidSchema } from '../common/schemas.ts';
+import { EVENT_TYPES } from './event-types.ts';
+import { text, timestampSchema, uuidSchema } from './text.ts';
 
 const eventTypeSchema = z.enum(EVENT_TYPES);
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { SCOPES } from '../../services/auth/caller.ts';
-import { timestampSchema, trimmedText, uuidSchema } from '../common/schemas.ts';
+import { SCOPES } from './scopes.ts';
+import { timestampSchema, trimmedText, uuidSchema } from './text.ts';
 
 export const scopeSchema = z.enum(SCOPES).meta({ description: 'stats:read (GET /api/stats) or tasks:export (GET /api/export/tasks)' });
 

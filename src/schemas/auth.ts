@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { scopeSchema } from '../keys/key-schemas.ts';
-import { timestampSchema, uuidSchema } from '../common/schemas.ts';
+import { scopeSchema } from './keys.ts';
+import { timestampSchema, uuidSchema } from './text.ts';
 
 export const tokenSchema = z
   .object({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { timestampSchema, trimmedText, uuidSchema } from '../common/schemas.ts';
+import { PAGE_SIZES, pageSizeSchema } from './page-size.ts';
+import { timestampSchema, trimmedText, uuidSchema } from './text.ts';
 
 export const titleSchema = trimmedText({
   max: 200,
@@ -37,7 +38,7 @@ export const newTaskSchema = z.strictObject({
 export const createTaskInputSchema = z.strictObject({ title: titleSchema });
 
 /** How many of the newest tasks tasks.newest and GraphQL's `tasks` return: 1 to 50, default 5. */
-export const newestLimitSchema = z.number().int().min(1).max(50).default(5).meta({ description: 'How many, 1 to 50' });
+export const newestLimitSchema = pageSizeSchema(PAGE_SIZES.newestTasks);
 
 export const taskIdInputSchema = z.strictObject({ id: uuidSchema });
 
@@ -58,7 +59,7 @@ export const listTasksQuerySchema = z
       .enum(['true', 'false'])
       .meta({ description: 'Only done (true) or only open (false) tasks' })
       .optional(),
-    limit: z.number().int().min(1).max(50).default(20).meta({ description: 'Page size, 1 to 50' }),
+    limit: pageSizeSchema(PAGE_SIZES.taskPage),
     cursor: z.string().max(200).meta({ description: 'A nextCursor value from an earlier page' }).optional(),
     offset: z.number().int().min(0).max(1000).meta({ description: 'Rows to skip (offset mode)' }).optional(),
   })

@@ -43,17 +43,3 @@ export function trimmedText(options: { max: number; empty: string; tooLong: stri
     .refine((text) => codePoints(text) <= options.max, options.tooLong)
     .meta({ minLength: 1, maxLength: options.max, description: `Trimmed; 1 to ${options.max} characters after trimming` });
 }
-
-export const ifMatchHeaderSchema = z.object({
-  'if-match': z
-    .string()
-    .optional()
-    .meta({ description: 'Entity tags of the version you expect (comma-separated; W/ ignored; * for any)' }),
-});
-
-export const ifNoneMatchHeaderSchema = z.object({
-  'if-none-match': z
-    .string()
-    .optional()
-    .meta({ description: 'Entity tags you hold; a match answers 304 without a body' }),
-});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { GAME_IDS, GAMES } from '../../services/scores/games.ts';
-import { text, timestampSchema, uuidSchema } from '../common/schemas.ts';
+import { GAME_IDS, GAMES } from './games.ts';
+import { PAGE_SIZES, pageSizeSchema } from './page-size.ts';
+import { text, timestampSchema, uuidSchema } from './text.ts';
 
 const maxima = GAME_IDS.map((game) => `${game} ${GAMES[game].max}`).join(', ');
 
@@ -42,7 +43,7 @@ export const scoreSchema = z
 
 export const leaderboardQuerySchema = z.object({
   game: gameSchema,
-  limit: z.number().int().min(1).max(50).default(10).meta({ description: 'Entries, 1 to 50' }),
+  limit: pageSizeSchema(PAGE_SIZES.leaderboard),
 });
 
 export const leaderboardSchema = z

@@ -1,16 +1,9 @@
 import { AppError } from '../errors/app-error.ts';
 import { insufficientScope } from '../services/auth/bearer-challenge.ts';
-import type { Scope } from '../services/auth/caller.ts';
 import { hitRateLimit, rateLimitHeaders, type RateLimitOutcome } from '../services/rate-limits/hit-rate-limit.ts';
 import type { LimitName } from '../services/rate-limits/limit-policies.ts';
-import { requesterOf, requireCaller, type Context } from '../trpc.ts';
-
-/** Who may call a procedure and which limit it counts against; enforced on every transport. */
-export interface AccessMeta {
-  /** `credentials`: any valid key or token; `api-key`: a key, not a token; a scope: a caller holding it. */
-  requires?: 'credentials' | 'api-key' | Scope;
-  rateLimit?: LimitName;
-}
+import { requesterOf, requireCaller, type Context } from './context.ts';
+import type { AccessMeta } from './meta.ts';
 
 /**
  * Enforces a procedure's AccessMeta before its input is read: the rate limit

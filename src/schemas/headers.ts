@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { parseEntityTagList } from '../lib/entity-tag.ts';
+
+/**
+ * Request headers with a rule: each schema documents the header in the
+ * OpenAPI document AND is what parses it, so the two cannot drift. Read one
+ * with `readHeader`.
+ */
+
+const entityTags = (description: string) => z.string().optional().transform(parseEntityTagList).meta({ description });
+
+export const ifMatchHeaderSchema = z.object({
+  'if-match': entityTags('Entity tags of the version you expect (comma-separated; W/ ignored; * for any)'),
+});
+
+export const ifNoneMatchHeaderSchema = z.object({
+  'if-none-match': entityTags('Entity tags you hold; a match answers 304 without a body'),
+});
+
+/** SPEC "Idempotency-Key header rules" 1: trimmed, optionally one pair of double quotes, then 1–255 characters from 0x21 to 0x7E. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+export const idempotencyKeyHeaderSchema = z.object({
+  'idempotency-key': z
+    .string()
+    .transform((value) => {
+      const trimmed = value.trim();
+      return trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"') ? trimmed.slice(1, -1) : trimmed;
+    })
+    .pipe(z.string().regex(IDEMPOTENCY_KEY))
+    .meta({ description: '1 to 255 printable ASCII characters, optionally in double quotes; kept 24 hours per client' }),
+});
+
+/** SPEC: a valid Last-Event-ID is a positive safe integer; anything else is read as no Last-Event-ID. */
+export const lastEventIdHeaderSchema = z.object({
+  'last-event-id': z
+    .string()
+    .optional()
+    .transform((value) => {
+      const trimmed = value?.trim();
+      if (trimmed === undefined || !/^[1-9][0-9]*$/.test(trimmed)) return undefined;
+      const id = Number(trimmed);
+      return Number.isSafeInteger(id) ? id : undefined;
+    })
+    .meta({ description: 'Resume after this event id (a positive integer)' }),
+});
+
+/** One header of a request, parsed by the schema that documents it (undefined when it does not parse). */
+export function readHeader<S extends z.ZodObject, N extends keyof S['shape'] & string>(
+  schema: S,
+  name: N,
+  headers: Record<string, string | string[] | undefined>,
+): z.output<S['shape'][N]> | undefined {
+  const parsed = (schema.shape[name] as z.ZodType).safeParse(headers[name]);
+  return parsed.success ? (parsed.data as z.output<S['shape'][N]>) : undefined;
+}

@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process';
+import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = new URL('..', import.meta.url).pathname;
+const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
+
+/** `npm run lint`'s import rules, run on a copy of src/ that a test may spoil. */
+async function cruiseCopy(spoil: (src: string) => void): Promise<{ failed: boolean; output: string }> {
+  const copy = mkdtempSync(join(tmpdir(), 'import-rules-'));
+  copies.push(copy);
+  cpSync(join(root, 'src'), join(copy, 'src'), { recursive: true });
+  cpSync(join(root, 'tsconfig.json'), join(copy, 'tsconfig.json'));
+  cpSync(join(root, '.dependency-cruiser.cjs'), join(copy, '.dependency-cruiser.cjs'));
+  spoil(join(copy, 'src'));
+  try {
+    const { stdout } = await run(depcruise, ['src', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], { cwd: copy });
+    return { failed: false, output: stdout };
+  } catch (error) {
+    return { failed: true, output: String((error as { stdout?: string }).stdout) };
+  }
+}
+
+const copies: string[] = [];
+afterEach(() => {
+  for (const copy of copies.splice(0)) rmSync(copy, { recursive: true, force: true });
+});
+
+describe('the import rules of npm run lint', () => {
+  it('pass on src as it is', async () => {
+    const result = await cruiseCopy(() => {});
+    expect(result.output).toContain('no dependency violations found');
+    expect(result.failed).toBe(false);
+  });
+
+  it('fail on an upward import: a service reaching into a transport', async () => {
+    const result = await cruiseCopy((src) => appendFileSync(join(src, 'services', 'retention.ts'), "\nimport '../http/cors.ts';\n"));
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain('not-in-allowed: src/services/retention.ts → src/http/cors.ts');
+  });
+
+  it('fail on a transport importing the database', async () => {
+    const result = await cruiseCopy((src) => appendFileSync(join(src, 'http', 'vary.ts'), "\nimport '../db/database.ts';\n"));
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain('not-in-allowed: src/http/vary.ts → src/db/database.ts');
+  });
+
+  it('fail on the client loading the server at run time rather than as types', async () => {
+    const result = await cruiseCopy((src) => appendFileSync(join(src, 'client', 'create-client.ts'), "\nimport '../routers/app-router.ts';\n"));
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain('not-in-allowed: src/client/create-client.ts → src/routers/app-router.ts');
+  });
+
+  it('fail on a cycle, even inside one folder', async () => {
+    const result = await cruiseCopy((src) => {
+      writeFileSync(join(src, 'lib', 'cycle-probe.ts'), "import './clock.ts';\nexport const probe = 1;\n");
+      appendFileSync(join(src, 'lib', 'clock.ts'), "\nimport './cycle-probe.ts';\n");
+    });
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain('no-circular: src/lib/clock.ts');
+  });
+});
