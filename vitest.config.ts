@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import { SkippedWithReason } from './test/support/skipped-with-reason.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -12,6 +13,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    reporters: ['default', new SkippedWithReason()],
     globalSetup: ['test/support/build-service.ts'],
     // Two cores: two files at a time, each with its own server and database.
     pool: 'forks',

@@ -139,7 +139,7 @@ export interface PoolSettings {
 }
 
 /** Standard Webhooks' schedule: the waits after each failed attempt, before the next. */
-export const STANDARD_RETRY_SCHEDULE_MS = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400].map((seconds) => seconds * 1000);
+const STANDARD_RETRY_SCHEDULE_MS = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400].map((seconds) => seconds * 1000);
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeOnPostgres } from './support/postgres-only.ts';
 import { request } from './support/http.ts';
 import { bearer, createKey, exchangeForToken, type CreatedKey } from './support/keys-client.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { expectProblem } from './support/problem.ts';
-import { postgresUrl } from './support/test-database.ts';
+
 import { startTestServer, TEST_BASE_URL, TEST_JWT_SECRET, type TestServer } from './support/test-server.ts';
 import { rowsOf } from './support/db-rows.ts';
 
@@ -151,7 +152,7 @@ describe('expiry (the clock moves, nobody sleeps)', () => {
   });
 });
 
-describe.runIf(postgresUrl)('a deployment on PostgreSQL without JWT_SECRET', () => {
+describeOnPostgres('a deployment on PostgreSQL without JWT_SECRET', 'an embedded deployment generates its signing secret; only one on PostgreSQL can run without one', () => {
   it('answers POST /api/token with 503 and rejects every JWT', async () => {
     const noSecret = await startTestServer({ env: { JWT_SECRET: '' } });
     try {

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { describeOnPostgres } from './support/postgres-only.ts';
 import { startCluster, type Cluster } from './support/cluster.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey, exchangeForToken } from './support/keys-client.ts';
 import { expectProblem } from './support/problem.ts';
 import { postScore } from './support/scores-client.ts';
 import { openSse } from './support/sse-reader.ts';
-import { postgresUrl } from './support/test-database.ts';
+
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
 
 /** The anonymous task-write limit the cluster runs with, small enough to count exactly. */
@@ -19,7 +20,7 @@ const nextClient = () => {
   return { 'X-Forwarded-For': `198.51.${100 + (clientCounter >> 8)}.${clientCounter & 255}` };
 };
 
-describe.runIf(postgresUrl)('three instances on one PostgreSQL database', () => {
+describeOnPostgres('three instances on one PostgreSQL database', 'several instances share one database only on a PostgreSQL server', () => {
   let cluster: Cluster;
   beforeAll(async () => {
     // All three start at the same moment on an empty database: migrations must not race.

@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeOnPostgres } from './support/postgres-only.ts';
 import { rowsOf } from './support/db-rows.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { postScore, submitScore, type Score } from './support/scores-client.ts';
 import { openSse } from './support/sse-reader.ts';
-import { createTestDatabase, postgresUrl } from './support/test-database.ts';
+import { createTestDatabase } from './support/test-database.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
 
 let server: TestServer;
@@ -39,7 +40,7 @@ describe('the event log', () => {
   });
 });
 
-describe.runIf(postgresUrl)('several instances', () => {
+describeOnPostgres('several instances', 'several instances share one database only on a PostgreSQL server', () => {
   it('a score accepted by one instance reaches a stream on another', async () => {
     const shared = await createTestDatabase();
     const writer = await startTestServer({ database: shared });

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { describeOnPostgres } from './support/postgres-only.ts';
 import { rowsOf } from './support/db-rows.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
@@ -8,7 +9,7 @@ import { expectProblem } from './support/problem.ts';
 import { openSse } from './support/sse-reader.ts';
 import { startServerBehindProxy, type ServerBehindProxy } from './support/server-behind-proxy.ts';
 import type { TcpProxy } from './support/tcp-proxy.ts';
-import { postgresUrl } from './support/test-database.ts';
+
 import { startTestServer, type TestServer } from './support/test-server.ts';
 
 /** An answer must come within this long; a hang fails the test instead of stalling it. */
@@ -16,7 +17,7 @@ const BOUND_MS = 5_000;
 const bounded = (url: string, init: RequestInit = {}) => request(url, { ...init, signal: AbortSignal.timeout(BOUND_MS) });
 const UNAVAILABLE_DETAIL = 'The database cannot be reached right now; retry in a moment.';
 
-describe.runIf(postgresUrl)('PostgreSQL becomes unreachable while the service runs', () => {
+describeOnPostgres('PostgreSQL becomes unreachable while the service runs', 'the database server is made unreachable or its connections held, which an embedded database cannot be', () => {
   let behindProxy: ServerBehindProxy;
   let proxy: TcpProxy;
   let server: TestServer;
@@ -97,7 +98,7 @@ describe.runIf(postgresUrl)('PostgreSQL becomes unreachable while the service ru
   });
 });
 
-describe.runIf(postgresUrl)('every connection is busy (pool exhaustion)', () => {
+describeOnPostgres('every connection is busy (pool exhaustion)', 'the database server is made unreachable or its connections held, which an embedded database cannot be', () => {
   let server: TestServer;
   let locker: postgres.Sql;
   beforeAll(async () => {

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
+import { describeOnPostgres } from './support/postgres-only.ts';
 import { startCluster, type Cluster } from './support/cluster.ts';
 import { expectProblem } from './support/problem.ts';
 import { postScore } from './support/scores-client.ts';
-import { postgresUrl } from './support/test-database.ts';
 
 /** Long enough for a loaded machine, short enough that a hang fails the test rather than stalling it. */
 const SETTLED = { timeout: 15_000, interval: 100 };
 
 const submit = (url: string, key: string, body: Record<string, unknown>) => postScore(url, body, { 'Idempotency-Key': key });
 
-describe.runIf(postgresUrl)('an instance dies or stops in the middle of work', () => {
+describeOnPostgres('an instance dies or stops in the middle of work', 'instances that die share their database only on a PostgreSQL server', () => {
   let cluster: Cluster | undefined;
   afterEach(async () => {
     await cluster?.stop();

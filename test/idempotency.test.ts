@@ -1,12 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeOnPostgres } from './support/postgres-only.ts';
 import { rowsOf } from './support/db-rows.ts';
 import { request, type JsonResponse } from './support/http.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { expectProblem } from './support/problem.ts';
 import type { Score } from './support/scores-client.ts';
-import { createTestDatabase, postgresUrl } from './support/test-database.ts';
+import { createTestDatabase } from './support/test-database.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
 
 let server: TestServer;
@@ -177,7 +178,7 @@ describe('20 concurrent identical submissions', () => {
   });
 });
 
-describe.runIf(postgresUrl)('20 concurrent identical submissions across two instances', () => {
+describeOnPostgres('20 concurrent identical submissions across two instances', 'concurrent submissions across instances need a shared PostgreSQL server (PGlite runs one transaction at a time)', () => {
   it('store exactly one score', async () => {
     const shared = await createTestDatabase();
     const first = await startTestServer({ database: shared, env: { TRUST_PROXY: 'true' } });

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeOnPostgres } from './support/postgres-only.ts';
 import { request } from './support/http.ts';
 import { startServiceProcess } from './support/service-process.ts';
 import { createTask, type Task } from './support/tasks-client.ts';
@@ -68,7 +69,7 @@ describe('graceful shutdown', () => {
   });
 });
 
-describe.runIf(postgresUrl)('several instances on one empty PostgreSQL database', () => {
+describeOnPostgres('several instances on one empty PostgreSQL database', 'several instances share one database only on a PostgreSQL server', () => {
   it('all come up at the same moment and share the data', async () => {
     const fresh = await createTestDatabase();
     try {

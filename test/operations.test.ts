@@ -1,5 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describeOnPostgres } from './support/postgres-only.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
 import { expectProblem } from './support/problem.ts';
@@ -42,7 +43,7 @@ describe('GET /api/ready', () => {
   });
 });
 
-describe.runIf(postgresUrl)('GET /api/ready when PostgreSQL is out of reach', () => {
+describeOnPostgres('GET /api/ready when PostgreSQL is out of reach', 'the database server is made unreachable, which an embedded database cannot be', () => {
   let setup: ServerBehindProxy;
   let proxy: TcpProxy;
   let behindProxy: TestServer;

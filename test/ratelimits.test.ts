@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeOnPostgres } from './support/postgres-only.ts';
 import { jsonBody, request, type JsonResponse } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
 import { clientAddresses, ONE_SECOND_INTO_A_MINUTE } from './support/client-addresses.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { expectProblem } from './support/problem.ts';
-import { createTestDatabase, postgresUrl } from './support/test-database.ts';
+import { createTestDatabase } from './support/test-database.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
 import { rowsOf } from './support/db-rows.ts';
 
@@ -194,7 +195,7 @@ describe('client identity without TRUST_PROXY', () => {
   });
 });
 
-describe.runIf(postgresUrl)('two instances on one PostgreSQL database', () => {
+describeOnPostgres('two instances on one PostgreSQL database', 'several instances share one database only on a PostgreSQL server', () => {
   it('share one limit: exactly 5 of 12 demo requests get through', async () => {
     const shared = await createTestDatabase();
     const sharedClock = new ManualClock(START);

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { itOnPostgres } from './support/postgres-only.ts';
 import { freePort } from './support/free-port.ts';
 import { request } from './support/http.ts';
 import { runServiceExpectingFailure, startServiceProcess } from './support/service-process.ts';
@@ -57,7 +58,7 @@ describe('the ready line', () => {
     expect(lines.filter((line) => line.level >= 40)).toEqual([]);
   });
 
-  it.runIf(postgresUrl)('names the PostgreSQL host and database, never the password', async () => {
+  itOnPostgres('names the PostgreSQL host and database, never the password', 'connection failures of a PostgreSQL server', async () => {
     const url = new URL(postgresUrl!);
     url.password = 'not-to-be-logged';
     const service = await startServiceProcess({ DATABASE_URL: url.toString(), JWT_SECRET: TEST_JWT_SECRET });
@@ -91,7 +92,7 @@ describe('failures to start are one plain line and exit status 1', () => {
     expectOneLineFailure(outcome, new RegExp(`^PostgreSQL on 127\\.0\\.0\\.1:${port} is unreachable after retrying for 1\\.5 s \\(ECONNREFUSED\\)$`));
   });
 
-  it.runIf(postgresUrl)('a database that does not exist, with a createdb hint', async () => {
+  itOnPostgres('a database that does not exist, with a createdb hint', 'connection failures of a PostgreSQL server', async () => {
     const url = new URL(postgresUrl!);
     url.pathname = '/lab_api_no_such_database';
     expectOneLineFailure(
@@ -100,7 +101,7 @@ describe('failures to start are one plain line and exit status 1', () => {
     );
   });
 
-  it.runIf(postgresUrl)('credentials the server refuses', async () => {
+  itOnPostgres('credentials the server refuses', 'connection failures of a PostgreSQL server', async () => {
     const url = new URL(postgresUrl!);
     url.username = 'lab_api_no_such_role';
     url.password = 'secret-password';

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { describeOnPostgres } from './support/postgres-only.ts';
 import { jsonBody, request } from './support/http.ts';
 import { createTask, newestFirst, patchTask, type Task, type TaskPage } from './support/tasks-client.ts';
 import { useTestServer } from './support/test-server.ts';
 
 const server = useTestServer();
 
-describe('atomic If-Match (write rule 3)', () => {
+describeOnPostgres('atomic If-Match (write rule 3)', 'PGlite runs one transaction at a time, so concurrent writers there never race and a missing row lock would pass', () => {
   it('20 concurrent PATCHes with the same If-Match: exactly one 200, the rest 412', async () => {
     const { task, etag } = await createTask(server.url);
     const responses = await Promise.all(

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { itOnPostgres } from './support/postgres-only.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey, exchangeForToken } from './support/keys-client.ts';
 import { expectProblem } from './support/problem.ts';
@@ -258,7 +259,7 @@ describe('restarts and instances', () => {
     }
   });
 
-  it.runIf(postgresUrl)('two instances on one PostgreSQL deliver each delivery once', async () => {
+  itOnPostgres('two instances on one PostgreSQL deliver each delivery once', 'several instances share one database only on a PostgreSQL server', async () => {
     receiver = await startWebhookReceiver();
     const shared = await createTestDatabase();
     const a = await startTestServer({ env: WEBHOOK_ENV, database: shared });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { StartupError } from '../errors/startup-error.ts';
 
 /** Beside PostgreSQL's own files, as its postmaster.pid is. */
-export const LOCK_FILE = 'lab-api.lock';
+const LOCK_FILE = 'lab-api.lock';
 
 export interface DataDirLock {
   release(): void;

@@ -32,7 +32,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
-export const DATABASE_UNAVAILABLE_DETAIL = 'The database cannot be reached right now; retry in a moment.';
+const DATABASE_UNAVAILABLE_DETAIL = 'The database cannot be reached right now; retry in a moment.';
 
 /** The database out of reach: a 503 worth retrying in a second. */
 export function databaseUnavailable(cause: unknown, detail = DATABASE_UNAVAILABLE_DETAIL): AppError {

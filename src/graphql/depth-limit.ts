@@ -1,7 +1,7 @@
 import { GraphQLError, Kind, type SelectionSetNode, type ValidationRule } from 'graphql';
 
 /** SPEC: nesting deeper than 5 levels is refused. */
-export const MAX_DEPTH = 5;
+const MAX_DEPTH = 5;
 
 /**
  * The depth rule of DECISIONS: every field is one level (a top-level field

@@ -2,7 +2,7 @@ import { GraphQLError, type ValidationRule } from 'graphql';
 import { topLevelFields } from './top-level-fields.ts';
 
 /** DECISIONS "GraphQL width": an operation selects at most this many top-level fields. */
-export const MAX_TOP_LEVEL_FIELDS = 20;
+const MAX_TOP_LEVEL_FIELDS = 20;
 
 /**
  * Each top-level field is a query of its own, and aliases repeat a field as

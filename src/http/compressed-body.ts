@@ -14,7 +14,7 @@ export interface CompressedBody {
 }
 
 /** Brotli's best quality: worth it for what is compressed once and sent many times. */
-export const BROTLI_QUALITY = constants.BROTLI_MAX_QUALITY;
+const BROTLI_QUALITY = constants.BROTLI_MAX_QUALITY;
 
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);

@@ -18,7 +18,7 @@ import { GRAPHQL_PATH } from './graphql-path.ts';
 export const GRAPHQL_CONTENT_TYPE = 'application/graphql-response+json; charset=utf-8';
 
 /** SPEC: a query of more than 4000 characters is refused before parsing. */
-export const MAX_QUERY_LENGTH = 4000;
+const MAX_QUERY_LENGTH = 4000;
 
 type GraphQLError = { message: string; extensions?: GraphQLErrorBody['extensions'] };
 

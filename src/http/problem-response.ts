@@ -3,7 +3,7 @@ import type { AppError } from '../errors/app-error.ts';
 import { writeBody } from './write-body.ts';
 
 /** The RFC 9457 body of SPEC "Problem". */
-export interface ProblemBody {
+interface ProblemBody {
   type: string;
   title: string;
   status: number;
@@ -21,7 +21,7 @@ export interface ProblemPlace {
 }
 
 /** The renderer of problem+json: any AppError, an unexpected failure without its own words. */
-export function toProblemBody(error: AppError, place: ProblemPlace): ProblemBody {
+function toProblemBody(error: AppError, place: ProblemPlace): ProblemBody {
   const detail = error.slug === 'internal' ? `Quote request id ${place.requestId} when you report this.` : error.detail;
   const { baseUrl, instance } = place;
   return {

@@ -39,7 +39,7 @@ export interface RequestHandlerOptions {
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-export const METRICS_PATH = '/metrics';
+const METRICS_PATH = '/metrics';
 /** The route label of every tRPC call: procedure names would be bounded, but batches combine them freely. */
 const TRPC_ROUTE = `${TRPC_PREFIX}/{procedure}`;
 /** The route label of any request that matched no route: never its raw path. */

@@ -15,7 +15,7 @@ import { writeBody } from './write-body.ts';
 export const TRPC_PREFIX = '/api/trpc/';
 
 /** DECISIONS "tRPC batches": at most this many calls per HTTP request. */
-export const MAX_BATCH_CALLS = 10;
+const MAX_BATCH_CALLS = 10;
 
 /** Methods tRPC's HTTP encoding uses (HEAD is tRPC's own 204); anything else is a 405. */
 const METHODS = new Set(['GET', 'POST', 'HEAD']);

@@ -1,5 +1,5 @@
 /** DECISIONS "Deep JSON": a body nested deeper than this many arrays and objects is refused before it is used. */
-export const MAX_JSON_NESTING = 64;
+const MAX_JSON_NESTING = 64;
 
 /** What a client is told when its JSON nests too deep, on every transport. */
 export const TOO_DEEP_DETAIL = `The input nests arrays and objects more than ${MAX_JSON_NESTING} levels deep.`;

@@ -5,7 +5,7 @@ import { text, timestampSchema, uuidSchema } from './text.ts';
 
 const maxima = GAME_IDS.map((game) => `${game} ${GAMES[game].max}`).join(', ');
 
-export const gameSchema = z.enum(GAME_IDS).meta({ description: 'toppler, marble, stacker, runner or demo' });
+const gameSchema = z.enum(GAME_IDS).meta({ description: 'toppler, marble, stacker, runner or demo' });
 
 const initialsSchema = text({ error: 'Three capital letters, A–Z' })
   .regex(/^[A-Z]{3}$/, 'Three capital letters, A–Z')

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PAGE_SIZES, pageSizeSchema } from './page-size.ts';
 import { timestampSchema, trimmedText, uuidSchema } from './text.ts';
 
-export const titleSchema = trimmedText({
+const titleSchema = trimmedText({
   max: 200,
   empty: 'Give the task a title',
   tooLong: 'Keep the title under 200 characters',

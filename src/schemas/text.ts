@@ -8,8 +8,8 @@ function codePoints(value: string): number {
 }
 
 /** DECISIONS "NUL characters": PostgreSQL text cannot hold U+0000, so no input may carry one. */
-export const NUL_MESSAGE = 'Remove the NUL character';
-export const UNPAIRED_SURROGATE_MESSAGE = 'Remove the unpaired surrogate (this is not valid Unicode text)';
+const NUL_MESSAGE = 'Remove the NUL character';
+const UNPAIRED_SURROGATE_MESSAGE = 'Remove the unpaired surrogate (this is not valid Unicode text)';
 
 /** A UTF-16 surrogate without its partner: JSON can carry one (`"\ud800"`), Unicode text cannot. */
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

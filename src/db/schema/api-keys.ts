@@ -18,4 +18,3 @@ export const apiKeys = pgTable(
   (table) => [index('api_keys_created_at_id_idx').on(table.createdAt, table.id)],
 );
 
-export type ApiKeyRow = typeof apiKeys.$inferSelect;

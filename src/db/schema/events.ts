@@ -13,4 +13,3 @@ export const events = pgTable(
   (table) => [index('events_created_at_idx').on(table.createdAt)],
 );
 
-export type EventRow = typeof events.$inferSelect;

@@ -13,4 +13,3 @@ export const scores = pgTable(
   (table) => [index('scores_game_value_created_at_idx').on(table.game, table.value, table.createdAt)],
 );
 
-export type ScoreRow = typeof scores.$inferSelect;

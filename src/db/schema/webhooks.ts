@@ -43,4 +43,3 @@ export const webhookDeliveries = pgTable(
 );
 
 export type WebhookSubscriptionRow = typeof webhookSubscriptions.$inferSelect;
-export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /** The landing page: the live leaderboards (web/, bundled by the build). */
 export const LEADERBOARD_PATH = '/';
-export const LEADERBOARD_ASSETS = '/app/assets/';
+const LEADERBOARD_ASSETS = '/app/assets/';
 
 /** Where `npm run build` writes the page, found from src/ and dist/ alike. */
 const APP_FOLDER = fileURLToPath(new URL('../../../dist/public/app/', import.meta.url));

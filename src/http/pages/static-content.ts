@@ -6,7 +6,7 @@ import { LEADERBOARD_PATH, leaderboardFiles } from './leaderboard-app.ts';
 import { loadVendorAsset, VENDOR_ASSETS } from './vendor-assets.ts';
 import { VERSIONING_PAGE, VERSIONING_PATH } from './versioning-page.ts';
 
-export const OPENAPI_PATH = '/api/openapi.json';
+const OPENAPI_PATH = '/api/openapi.json';
 
 const HTML = 'text/html; charset=utf-8';
 /** Vendor assets change only with a package upgrade; pages may change with a deployment. */

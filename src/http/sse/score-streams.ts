@@ -16,12 +16,12 @@ import { numericFieldsOf, queryInput } from '../query-input.ts';
 import { sseComment, sseMessage } from './sse-format.ts';
 
 /** SPEC: clients reconnect after 3 seconds. */
-export const RETRY_MS = 3000;
+const RETRY_MS = 3000;
 
 const numericQuery = numericFieldsOf(leaderboardQuerySchema);
 
 /** DECISIONS "Score streams": how long a client refused for too many open streams should wait. */
-export const STREAMS_RETRY_AFTER_SECONDS = 5;
+const STREAMS_RETRY_AFTER_SECONDS = 5;
 
 export interface ScoreStreamsOptions {
   service: ServiceContext;

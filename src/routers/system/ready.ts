@@ -4,7 +4,7 @@ import { databaseAnswers } from '../../services/system/database-answers.ts';
 import { publicProcedure } from '../../procedures/trpc.ts';
 
 /** DECISIONS "Operations": ready when the database answers within 1 s. */
-export const READY_WITHIN_MS = 1000;
+const READY_WITHIN_MS = 1000;
 
 export const readyProcedure = publicProcedure
   .meta({

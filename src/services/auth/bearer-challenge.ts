@@ -12,10 +12,10 @@ function challenge(ctx: ServiceContext, params: Record<string, string> = {}): st
   return `Bearer ${quoted.join(', ')}`;
 }
 
-export const MALFORMED_AUTHORIZATION = 'Use Authorization: Bearer <key or token>';
+const MALFORMED_AUTHORIZATION = 'Use Authorization: Bearer <key or token>';
 export const INVALID_API_KEY = 'Unknown, revoked or expired API key';
 export const INVALID_TOKEN = 'Invalid or expired token';
-export const CREDENTIALS_REQUIRED = 'This endpoint needs an API key or token';
+const CREDENTIALS_REQUIRED = 'This endpoint needs an API key or token';
 
 /** A header with another scheme or no credential: no error code (RFC 6750 §3.1). */
 export function malformedAuthorization(ctx: ServiceContext): AppError {

@@ -6,8 +6,8 @@ import type { Caller } from './caller.ts';
 import type { ServiceContext } from '../service-context.ts';
 
 /** The audience of every token we issue and accept (DECISIONS). */
-export const TOKEN_AUDIENCE = 'lab-api';
-export const TOKEN_LIFETIME_SECONDS = 900;
+const TOKEN_AUDIENCE = 'lab-api';
+const TOKEN_LIFETIME_SECONDS = 900;
 
 const secretKeys = new Map<string, Uint8Array>();
 function secretKey(secret: string): Uint8Array {

@@ -3,7 +3,7 @@ import type { StoredEvent } from './event-dispatcher.ts';
 import { latestEventId, listEventsAfter } from './read-events.ts';
 
 /** SPEC: up to 100 events at a time, ascending. */
-export const POLL_BATCH = 100;
+const POLL_BATCH = 100;
 
 /** What one poll learned: the events in the id range (after, upTo], in order. */
 export interface EventBatch {

@@ -7,7 +7,7 @@ import { deliveriesOfEvent } from '../webhooks/deliveries.ts';
 import type { StoredEvent } from './event-dispatcher.ts';
 
 /** Events older than this are pruned (the log feeds live streams, not history). */
-export const EVENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const EVENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const PRUNE_BATCH = 100;
 
 /**

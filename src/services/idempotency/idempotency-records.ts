@@ -10,7 +10,7 @@ import type { ServiceContext } from '../service-context.ts';
  * its key after 60 seconds: `settings.idempotency.inProgressMs`, configurable
  * so that a test can watch a killed instance's key come free.
  */
-export const COMPLETED_TTL_MS = 24 * 60 * 60 * 1000;
+const COMPLETED_TTL_MS = 24 * 60 * 60 * 1000;
 const SWEEP_BATCH = 100;
 
 export interface StoredResponse {
@@ -19,7 +19,7 @@ export interface StoredResponse {
   body: string;
 }
 
-export type ClaimOutcome = { kind: 'claimed'; claim: string } | { kind: 'replay'; response: StoredResponse };
+type ClaimOutcome = { kind: 'claimed'; claim: string } | { kind: 'replay'; response: StoredResponse };
 
 /** The claim statement's one row: our claim if it was taken, else the record that refused it. */
 interface ClaimRow {

@@ -8,8 +8,8 @@ import { endSubscriptionsOf } from '../webhooks/subscription-lifetime.ts';
 import { generateApiKey, hashApiKey } from './api-key-secret.ts';
 
 /** SPEC "Retention": only the newest 500 keys are kept. */
-export const KEYS_RETAINED = 500;
-export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const KEYS_RETAINED = 500;
+const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 export interface CreatedApiKey {
   id: string;

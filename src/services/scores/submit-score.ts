@@ -9,7 +9,7 @@ import { GAME_IDS, type GameId } from '../../schemas/games.ts';
 import { beats, boardOrder } from './score-order.ts';
 
 /** SPEC "Retention": only the best 100 scores per game are kept. */
-export const SCORES_RETAINED = 100;
+const SCORES_RETAINED = 100;
 
 export interface Score {
   id: string;

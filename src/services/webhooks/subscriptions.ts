@@ -10,7 +10,7 @@ import { keyAlive } from './subscription-lifetime.ts';
 import { generateWebhookSecret } from './webhook-signature.ts';
 
 /** DECISIONS "Webhook subscriptions": one score must not fan out to any number of signed POSTs. */
-export const SUBSCRIPTIONS_PER_KEY = 10;
+const SUBSCRIPTIONS_PER_KEY = 10;
 
 
 export interface Subscription {
@@ -23,7 +23,7 @@ export interface Subscription {
 }
 
 /** A stored subscription as the API shows it: disabled once its key is gone, even before the worker has noticed. */
-export function toSubscription(row: WebhookSubscriptionRow & { keyAlive: boolean }): Subscription {
+function toSubscription(row: WebhookSubscriptionRow & { keyAlive: boolean }): Subscription {
   return {
     id: row.id,
     url: row.url,
