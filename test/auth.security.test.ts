@@ -1,28 +1,25 @@
 import { sql } from 'drizzle-orm';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describeOnPostgres } from './support/postgres-only.ts';
 import { request } from './support/http.ts';
 import { bearer, createKey, exchangeForToken, type CreatedKey } from './support/keys-client.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { expectProblem } from './support/problem.ts';
 
-import { startTestServer, TEST_BASE_URL, TEST_JWT_SECRET, type TestServer } from './support/test-server.ts';
+import { startTestServer, TEST_BASE_URL, TEST_JWT_SECRET, useTestServer } from './support/test-server.ts';
 import { rowsOf } from './support/db-rows.ts';
 
 const INVALID_KEY = 'Unknown, revoked or expired API key';
 const INVALID_TOKEN = 'Invalid or expired token';
 const secret = new TextEncoder().encode(TEST_JWT_SECRET);
 
-let server: TestServer;
-let clock: ManualClock;
+const clock = new ManualClock(Date.now());
+const server = useTestServer({ clock, env: { RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
 let key: CreatedKey;
 beforeAll(async () => {
-  clock = new ManualClock(Date.now());
-  server = await startTestServer({ clock, env: { RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
   key = await createKey(server.url, { name: 'attacked', scopes: ['stats:read'] });
 });
-afterAll(() => server.stop());
 
 const nowSeconds = () => Math.floor(clock.now().getTime() / 1000);
 

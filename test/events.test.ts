@@ -1,20 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeOnPostgres } from './support/postgres-only.ts';
 import { rowsOf } from './support/db-rows.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { postScore, submitScore, type Score } from './support/scores-client.ts';
 import { openSse } from './support/sse-reader.ts';
 import { createTestDatabase } from './support/test-database.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { startTestServer, useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
-let clock: ManualClock;
-beforeAll(async () => {
-  clock = new ManualClock(Date.UTC(2026, 10, 1, 8, 0, 0));
-  server = await startTestServer({ clock });
-});
-afterAll(() => server.stop());
+const clock = new ManualClock(Date.UTC(2026, 10, 1, 8, 0, 0));
+const server = useTestServer({ clock });
 
 const eventIds = async () => (await rowsOf<{ id: number }>(server, sql`select id::int as id from events order by id`)).map((row) => row.id);
 

@@ -1,19 +1,17 @@
 import { getIntrospectionQuery } from 'graphql';
 import { serverAudits } from 'graphql-http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHQL_CONTENT_TYPE, graphql } from './support/graphql-client.ts';
 import { request } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
 import { ManualClock } from './support/manual-clock.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { startTestServer, useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
+const server = useTestServer();
 let auth: Record<string, string>;
 beforeAll(async () => {
-  server = await startTestServer();
   auth = bearer((await createKey(server.url, { name: 'graphql errors' })).key);
 });
-afterAll(() => server.stop());
 
 const endpoint = () => `${server.url}/api/graphql`;
 

@@ -1,20 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import { buildClientSchema, getIntrospectionQuery, lexicographicSortSchema, printSchema, type IntrospectionQuery } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHQL_CONTENT_TYPE, graphql } from './support/graphql-client.ts';
 import { createKey, bearer } from './support/keys-client.ts';
 import { submitScore } from './support/scores-client.ts';
 import { createTask } from './support/tasks-client.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
+const server = useTestServer();
 let auth: Record<string, string>;
 beforeAll(async () => {
-  server = await startTestServer();
   // 240 requests a minute instead of 60: this file sends many.
   auth = bearer((await createKey(server.url, { name: 'graphql tests' })).key);
 });
-afterAll(() => server.stop());
 
 const ask = (query: string, variables?: Record<string, unknown>) => graphql(server.url, { query, ...(variables ? { variables } : {}) }, auth);
 

@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GRAPHQL_CONTENT_TYPE, graphql } from './support/graphql-client.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
 import { clientAddresses, ONE_SECOND_INTO_A_MINUTE } from './support/client-addresses.ts';
 import { ManualClock } from './support/manual-clock.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { startTestServer, useTestServer } from './support/test-server.ts';
 
 const START = ONE_SECOND_INTO_A_MINUTE;
 
-let server: TestServer;
-let clock: ManualClock;
-beforeAll(async () => {
-  clock = new ManualClock(START);
-  server = await startTestServer({ clock, env: { TRUST_PROXY: 'true', RATE_LIMIT_TASK_WRITES_ANON: '30', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
-});
-afterAll(() => server.stop());
+const clock = new ManualClock(START);
+const server = useTestServer({ clock, env: { TRUST_PROXY: 'true', RATE_LIMIT_TASK_WRITES_ANON: '30', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
 
 const newClient = clientAddresses('198.51.100');
 

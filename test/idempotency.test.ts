@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeOnPostgres } from './support/postgres-only.ts';
 import { rowsOf } from './support/db-rows.ts';
 import { request, type JsonResponse } from './support/http.ts';
@@ -8,16 +8,11 @@ import { ManualClock } from './support/manual-clock.ts';
 import { expectProblem } from './support/problem.ts';
 import type { Score } from './support/scores-client.ts';
 import { createTestDatabase } from './support/test-database.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { startTestServer, type TestServer, useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
-let clock: ManualClock;
+const clock = new ManualClock(Date.UTC(2026, 10, 23, 10, 0, 0));
+const server = useTestServer({ clock, env: { TRUST_PROXY: 'true' } });
 let clientCounter = 0;
-beforeAll(async () => {
-  clock = new ManualClock(Date.UTC(2026, 10, 23, 10, 0, 0));
-  server = await startTestServer({ clock, env: { TRUST_PROXY: 'true' } });
-});
-afterAll(() => server.stop());
 
 /** A client address of its own per test: idempotency records are kept per client. */
 function newClient(): string {

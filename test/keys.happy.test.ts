@@ -1,19 +1,15 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rowsOf } from './support/db-rows.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey, exchangeForToken, type CreatedKey } from './support/keys-client.ts';
 import { createTask } from './support/tasks-client.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  // Every key here comes from one address; the hourly key limit is not under test in this file.
-  server = await startTestServer({ env: { RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
-});
-afterAll(() => server.stop());
+// Every key here comes from one address; the hourly key limit is not under test in this file.
+const server = useTestServer({ env: { RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
 
 const rows = (query: ReturnType<typeof sql>) => rowsOf(server, query);
 

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { request } from './support/http.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
 interface Operation {
   deprecated?: boolean;
@@ -19,16 +19,14 @@ interface Document {
   components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
 }
 
-let server: TestServer;
+const server = useTestServer();
 let document: Document;
 beforeAll(async () => {
-  server = await startTestServer();
   const response = await request<Document>(`${server.url}/api/openapi.json`);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toBe('application/json');
   document = response.body;
 });
-afterAll(() => server.stop());
 
 const op = (path: string, method: string): Operation => {
   const operation = document.paths[path]?.[method];

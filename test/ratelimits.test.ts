@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeOnPostgres } from './support/postgres-only.ts';
 import { jsonBody, request, type JsonResponse } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
@@ -7,18 +7,13 @@ import { clientAddresses, ONE_SECOND_INTO_A_MINUTE } from './support/client-addr
 import { ManualClock } from './support/manual-clock.ts';
 import { expectProblem } from './support/problem.ts';
 import { createTestDatabase } from './support/test-database.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { startTestServer, useTestServer } from './support/test-server.ts';
 import { rowsOf } from './support/db-rows.ts';
 
 const START = ONE_SECOND_INTO_A_MINUTE;
 
-let server: TestServer;
-let clock: ManualClock;
-beforeAll(async () => {
-  clock = new ManualClock(START);
-  server = await startTestServer({ clock, env: { TRUST_PROXY: 'true', RATE_LIMIT_TASK_WRITES_ANON: '30' } });
-});
-afterAll(() => server.stop());
+const clock = new ManualClock(START);
+const server = useTestServer({ clock, env: { TRUST_PROXY: 'true', RATE_LIMIT_TASK_WRITES_ANON: '30' } });
 
 const newClient = clientAddresses('203.0.113', ', 10.0.0.1');
 

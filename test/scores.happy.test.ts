@@ -1,18 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rowsOf } from './support/db-rows.ts';
 import { request } from './support/http.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { postScore, submitScore, type Leaderboard } from './support/scores-client.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
-let clock: ManualClock;
-beforeAll(async () => {
-  clock = new ManualClock(Date.UTC(2026, 10, 23, 9, 0, 0));
-  server = await startTestServer({ clock });
-});
-afterAll(() => server.stop());
+const clock = new ManualClock(Date.UTC(2026, 10, 23, 9, 0, 0));
+const server = useTestServer({ clock });
 
 /** Each score a millisecond after the last, so "earlier createdAt" is well defined. */
 async function later<T>(work: () => Promise<T>): Promise<T> {

@@ -1,20 +1,17 @@
 import { EventSource } from 'eventsource';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { rowsOf } from './support/db-rows.ts';
 import { request } from './support/http.ts';
 import { bearer } from './support/keys-client.ts';
 import { expectProblem } from './support/problem.ts';
 import { submitScore, type Leaderboard, type Score } from './support/scores-client.ts';
+import { ManualClock } from './support/manual-clock.ts';
 import { openSse, type SseReader } from './support/sse-reader.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { startTestServer, type TestServer, useTestServer } from './support/test-server.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  // 500 streams from this one address in one test: one client, as far as the per-client cap goes.
-  server = await startTestServer({ env: { SSE_POLL_MS: '50', SSE_KEEPALIVE_MS: '60000', SSE_STREAM_MS: '60000', SSE_MAX_STREAMS_PER_CLIENT: '1000' } });
-});
-afterAll(() => server.stop());
+// 500 streams from this one address in one test: one client, as far as the per-client cap goes.
+const server = useTestServer({ env: { SSE_POLL_MS: '50', SSE_KEEPALIVE_MS: '60000', SSE_STREAM_MS: '60000', SSE_MAX_STREAMS_PER_CLIENT: '1000' } });
 
 const streamUrl = (target: TestServer, query: string) => `${target.url}/api/scores/stream?${query}`;
 
@@ -98,6 +95,31 @@ describe('errors and credentials', () => {
   it('refuses an invalid credential with 401', async () => {
     const response = await request(streamUrl(server, 'game=demo'), { headers: bearer('lab_nope') });
     expectProblem(response, server.baseUrl, 'unauthorized', 401, '/api/scores/stream');
+  });
+});
+
+describe('timing on the service\'s clock (the default 10 s and 25 s, no waiting)', () => {
+  it('writes : keep-alive after 10 quiet seconds, again 10 seconds later, and ends the stream at 25 seconds', async () => {
+    const clock = new ManualClock(Date.now(), { timers: 'manual' });
+    const timed = await startTestServer({ clock });
+    const waitingBefore = clock.pendingTimers;
+    const stream = await openSse(streamUrl(timed, 'game=demo'));
+    try {
+      expect((await stream.next())!.event).toBe('board');
+      // The stream's keep-alive and end, and the poller's first tick, all wait on the service's clock.
+      expect(clock.pendingTimers - waitingBefore).toBe(3);
+      clock.advance(10_000);
+      expect((await stream.next())!.raw).toBe(': keep-alive');
+      expect(timed.app.scoreStreams.openCount).toBe(1);
+      clock.advance(15_000);
+      expect((await stream.next())!.raw).toBe(': keep-alive');
+      expect(await stream.next()).toBeUndefined();
+      expect(stream.endedCleanly).toBe(true);
+      expect(timed.app.scoreStreams.openCount).toBe(0);
+    } finally {
+      stream.close();
+      await timed.stop();
+    }
   });
 });
 

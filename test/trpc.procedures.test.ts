@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { TRPCClientError } from '@trpc/client';
 import type { inferRouterOutputs } from '@trpc/server';
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { AppRouter } from '../src/client/app-router.ts';
 import { request } from './support/http.ts';
 import { submitScore } from './support/scores-client.ts';
 import { createTask } from './support/tasks-client.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 import { trpcClient, type TrpcClient } from './support/trpc-client.ts';
 
 /** SPEC's shapes, written out here: if the router's outputs drift, `npm run typecheck` fails. */
@@ -25,13 +25,11 @@ interface SpecLeaderboard {
   entries: { rank: number; id: string; initials: string; value: number; createdAt: string }[];
 }
 
-let server: TestServer;
+const server = useTestServer();
 let client: TrpcClient;
 beforeAll(async () => {
-  server = await startTestServer();
   client = trpcClient(server.url);
 });
-afterAll(() => server.stop());
 
 describe('types a TypeScript frontend gets', () => {
   it('match SPEC exactly', () => {

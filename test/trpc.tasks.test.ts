@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { TRPCClientError } from '@trpc/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppRouter } from '../src/client/app-router.ts';
 import { request } from './support/http.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 import { trpcClient, type TrpcClient } from './support/trpc-client.ts';
 
-let server: TestServer;
+const server = useTestServer();
 let client: TrpcClient;
 beforeAll(async () => {
-  server = await startTestServer();
   client = trpcClient(server.url);
 });
-afterAll(() => server.stop());
 
 describe('task procedures over /api/trpc', () => {
   it('creates, reads, updates, lists and deletes through the typed client', async () => {

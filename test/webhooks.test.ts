@@ -11,7 +11,8 @@ import { bearer, createKey, exchangeForToken } from './support/keys-client.ts';
 import { expectProblem } from './support/problem.ts';
 import { submitScore, type Score } from './support/scores-client.ts';
 import { createTestDatabase, postgresUrl, type TestDatabase } from './support/test-database.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { ManualClock } from './support/manual-clock.ts';
+import { startTestServer, type TestServer, useTestServer } from './support/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
 
 /** Deliveries settle within a few polls; the bound only guards against a hang on a loaded machine. */
@@ -20,14 +21,12 @@ const SETTLED = { timeout: 10_000, interval: 50 };
 // Private targets allowed (the receiver is on loopback), retries after 50 ms, a fast poll.
 const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '50,50,50', WEBHOOK_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000' };
 
-let server: TestServer;
+const server = useTestServer({ env: WEBHOOK_ENV });
 let receiver: WebhookReceiver;
 let owner: Record<string, string>;
 beforeAll(async () => {
-  server = await startTestServer({ env: WEBHOOK_ENV });
   owner = bearer((await createKey(server.url, { name: 'integrator' })).key);
 });
-afterAll(() => server.stop());
 afterEach(async () => {
   // One subscription at a time: remove what a test left behind.
   const list = await request<{ items: { id: string }[] }>(`${server.url}/api/webhooks`, { headers: owner });
@@ -56,6 +55,52 @@ const deliveries = (target: TestServer, id: string, headers = owner) =>
     `${target.url}/api/webhooks/${id}/deliveries`,
     { headers },
   );
+
+describe('retries on the service\'s clock (the standard schedule, no waiting)', () => {
+  it('retries about 5 seconds and then about 300 seconds after failures (±20 %), when the clock says so and not before', async () => {
+    const clock = new ManualClock(Date.now(), { timers: 'manual' });
+    const timed = await startTestServer({ clock, env: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
+    const own = await startWebhookReceiver();
+    own.respond = (_attempt, index) => (index < 2 ? 500 : 204);
+    /** Moves the clock once the worker waits for its next poll (its one timer), so no poll is skipped. */
+    const advanceWhenWaiting = async (ms: number) => {
+      await vi.waitFor(() => expect(clock.pendingTimers).toBe(1), SETTLED);
+      clock.advance(ms);
+    };
+    try {
+      const key = bearer((await createKey(timed.url, { name: 'clocked' })).key);
+      const created = await subscribe(timed, key, own.url);
+      await submitScore(timed.url, { game: 'demo', initials: 'CLK', value: 17 });
+      await own.waitFor(1);
+      const retry = async (attempts: number, wait: number) => {
+        const failedAt = clock.now().getTime();
+        let nextAttemptAt = 0;
+        await vi.waitFor(async () => {
+          const [delivery] = (await deliveries(timed, created.id, key)).body.items;
+          expect(delivery).toMatchObject({ status: 'pending', attempts, lastResponseStatus: 500 });
+          nextAttemptAt = Date.parse(delivery!.nextAttemptAt!);
+        }, SETTLED);
+        // The schedule's wait, with its ±20 % jitter.
+        expect(nextAttemptAt - failedAt).toBeGreaterThanOrEqual(wait * 0.8);
+        expect(nextAttemptAt - failedAt).toBeLessThanOrEqual(wait * 1.2);
+        // A poll just before it is due sends nothing; the first poll after it sends the retry.
+        await advanceWhenWaiting(nextAttemptAt - 1 - clock.now().getTime());
+        await advanceWhenWaiting(0);
+        expect(own.arrived).toBe(attempts);
+        await advanceWhenWaiting(1_000);
+        await own.waitFor(attempts + 1);
+      };
+      await retry(1, 5_000);
+      await retry(2, 300_000);
+      await vi.waitFor(async () => {
+        expect((await deliveries(timed, created.id, key)).body.items[0]).toMatchObject({ status: 'delivered', attempts: 3, lastResponseStatus: 204, nextAttemptAt: null });
+      }, SETTLED);
+    } finally {
+      await own.close();
+      await timed.stop();
+    }
+  });
+});
 
 describe('subscriptions', () => {
   it('POST /api/webhooks → 201 with the subscription and a whsec_ secret, shown only then', async () => {

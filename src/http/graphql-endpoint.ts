@@ -124,7 +124,7 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
       throw error;
     });
     if (text instanceof AppError) {
-      send(res, text.status, errors({ message: text.detail ?? text.title }), { Connection: 'close', ...limitHeaders });
+      send(res, text.status, errors(graphqlErrorBody(text)), { Connection: 'close', ...limitHeaders });
       return;
     }
     // GraphQL over HTTP: the body is JSON and says so (graphql-http audit 9ABE).

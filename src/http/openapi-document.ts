@@ -3,6 +3,7 @@ import { forEachOpenApiProcedure, generateOpenApiDocument, normalizePath, type O
 import type { AccessMeta } from '../procedures/meta.ts';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { HttpMeta } from '../procedures/http-meta.ts';
+import { problemTypes } from '../errors/problem-types.ts';
 import { problemSchema } from './problem-schema.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -126,7 +127,10 @@ function correctResponses(
       headers['WWW-Authenticate'] = header('Bearer challenge: realm, and error / error_description / scope as RFC 6750 says', undefined, code === '401');
     }
     if (code === '429') Object.assign(headers, { 'Retry-After': header('Whole seconds until the window ends', { type: 'integer', minimum: 1 }) });
-    if (code === '409') Object.assign(headers, { 'Retry-After': header('Always 1: retry in a second', { type: 'integer', const: 1 }) });
+    if (code === '409') {
+      const seconds = problemTypes['request-in-progress'].retryAfter;
+      Object.assign(headers, { 'Retry-After': header(`Always ${seconds}: retry in a second`, { type: 'integer', const: seconds }) });
+    }
     if (code === '503') {
       // POST /api/token's other 503, no signing secret configured, is not worth a retry and carries no Retry-After.
       Object.assign(headers, { 'Retry-After': header('1 when the database is out of reach: retry in a second', { type: 'integer', const: 1 }, !declaredErrors.includes('503')) });

@@ -65,7 +65,7 @@ export async function serveTrpc(options: {
       const { response } = ctx;
       const headers: Record<string, string> = { ...response.headers };
       if (response.idempotent?.replayed) headers['Idempotent-Replayed'] = 'true';
-      for (const error of errors) if (error.cause instanceof AppError) Object.assign(headers, error.cause.headers);
+      for (const error of errors) Object.assign(headers, toAppError(error).headers);
       // tRPC sets its own Vary; a list added to it keeps the Origin that CORS already varies by.
       const vary = res.getHeader('Vary');
       return { headers: vary === undefined ? headers : { ...headers, Vary: [String(vary)] } };

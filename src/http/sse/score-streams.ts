@@ -147,16 +147,14 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, max
       res.write(text);
       keepAlive.refresh();
     };
-    const keepAlive = setTimeout(function ping() {
-      write(sseComment('keep-alive'));
-    }, keepAliveMs);
-    const endOfStream = setTimeout(() => close(), streamMs);
+    const keepAlive = service.clock.after(keepAliveMs, () => write(sseComment('keep-alive')));
+    const endOfStream = service.clock.after(streamMs, () => close());
 
     const close = () => {
       if (closed) return;
       closed = true;
-      clearTimeout(keepAlive);
-      clearTimeout(endOfStream);
+      keepAlive.cancel();
+      endOfStream.cancel();
       unsubscribe();
       open.delete(close);
       release();

@@ -1,3 +1,4 @@
+import type { Timer } from '../../lib/clock.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { StoredEvent } from './event-dispatcher.ts';
 import { latestEventId, listEventsAfter } from './read-events.ts';
@@ -25,7 +26,7 @@ export type FailureListener = (error: unknown) => void;
 export class EventPoller {
   private readonly listeners = new Map<EventListener, FailureListener>();
   private position: number | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private polling = false;
   /** Queries made since the process started: one per tick, for tests and metrics. */
   queries = 0;
@@ -54,17 +55,17 @@ export class EventPoller {
   }
 
   stop(): void {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     // The next start reads the position afresh: nobody is waiting for the gap.
     this.position = undefined;
   }
 
   private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
+    this.timer = this.service.clock.after(delayMs, () => {
       this.timer = undefined;
       void this.tick();
-    }, delayMs);
+    });
   }
 
   private async tick(): Promise<void> {

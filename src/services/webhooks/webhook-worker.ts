@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/rows.ts';
 import { webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.ts';
 import type { EventDispatcher } from '../events/event-dispatcher.ts';
+import type { Timer } from '../../lib/clock.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { sendWebhook, USER_AGENT, type SendOutcome } from './send-webhook.ts';
 import { keyAlive } from './subscription-lifetime.ts';
@@ -27,7 +28,7 @@ interface Claimed {
  * two instances never send one delivery at once.
  */
 export class WebhookWorker implements EventDispatcher {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private draining: Promise<void> | undefined;
   private again = false;
   private stopped = false;
@@ -45,7 +46,7 @@ export class WebhookWorker implements EventDispatcher {
   /** Stops claiming and waits for sends under way (each bounded by its timeout). */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     await this.draining;
   }
 
@@ -55,7 +56,7 @@ export class WebhookWorker implements EventDispatcher {
 
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => this.wake(), this.service.settings.webhooks.pollMs);
+    this.timer = this.service.clock.after(this.service.settings.webhooks.pollMs, () => this.wake());
   }
 
   private wake(): void {
@@ -64,7 +65,7 @@ export class WebhookWorker implements EventDispatcher {
       this.again = true;
       return;
     }
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.draining = this.drain()
       .catch(this.onError)
       .finally(() => {
