@@ -59,7 +59,7 @@ export async function serveRestRoute(options: {
   if (route.http.entityTag && route.method === 'GET') {
     res.setHeader('Cache-Control', 'no-cache');
     // Most reads send no If-None-Match: only one that does is parsed.
-    if (req.headers['if-none-match'] !== undefined && listMatches(readHeader(ifNoneMatchHeaderSchema, 'if-none-match', req.headers)!, response.headers.ETag!)) {
+    if (req.headers['if-none-match'] !== undefined && listMatches(readHeader(ifNoneMatchHeaderSchema, 'if-none-match', req.headers), response.headers.ETag!)) {
       res.removeHeader('Content-Type');
       writeBody(res, 304, '');
       return;

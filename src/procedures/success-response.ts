@@ -8,9 +8,7 @@ import type { HttpMeta } from './http-meta.ts';
  * text ('' for a 204). The REST adapter sends it and an idempotent procedure
  * stores it, so a replay is byte for byte the first answer.
  */
-export type SuccessResponse = StoredResponse;
-
-export function successResponseOf(http: HttpMeta, data: unknown, procedureHeaders: Record<string, string>): SuccessResponse {
+export function successResponseOf(http: HttpMeta, data: unknown, procedureHeaders: Record<string, string>): StoredResponse {
   const status = http.successStatus ?? 200;
   if (status === 204) return { status, headers: {}, body: '' };
   const body = http.contentType ? String(data) : JSON.stringify(data);

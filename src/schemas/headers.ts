@@ -45,12 +45,16 @@ export const lastEventIdHeaderSchema = z.object({
     .meta({ description: 'Resume after this event id (a positive integer)' }),
 });
 
-/** One header of a request, parsed by the schema that documents it (undefined when it does not parse). */
+/**
+ * An optional header of a request, parsed by the schema that documents it; a
+ * value the schema cannot read counts as no header at all.
+ */
 export function readHeader<S extends z.ZodObject, N extends keyof S['shape'] & string>(
   schema: S,
   name: N,
   headers: Record<string, string | string[] | undefined>,
-): z.output<S['shape'][N]> | undefined {
-  const parsed = (schema.shape[name] as z.ZodType).safeParse(headers[name]);
-  return parsed.success ? (parsed.data as z.output<S['shape'][N]>) : undefined;
+): z.output<S['shape'][N]> {
+  const header = schema.shape[name] as z.ZodType;
+  const parsed = header.safeParse(headers[name]);
+  return (parsed.success ? parsed.data : header.parse(undefined)) as z.output<S['shape'][N]>;
 }

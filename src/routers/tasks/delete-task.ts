@@ -20,5 +20,5 @@ export const deleteTaskProcedure = publicProcedure
   .input(taskIdInputSchema)
   .output(z.void())
   .mutation(async ({ ctx, input }) => {
-    await deleteTask({ ctx: ctx.service, input: { id: input.id, ifMatch: readHeader(ifMatchHeaderSchema, 'if-match', ctx.request.headers)! } });
+    await deleteTask({ ctx: ctx.service, input: { id: input.id, ifMatch: readHeader(ifMatchHeaderSchema, 'if-match', ctx.request.headers) } });
   });

@@ -21,6 +21,6 @@ export const updateTaskProcedure = publicProcedure
   .input(taskPatchSchema)
   .output(taskSchema)
   .mutation(async ({ ctx, input }) => {
-    const ifMatch = readHeader(ifMatchHeaderSchema, 'if-match', ctx.request.headers)!;
+    const ifMatch = readHeader(ifMatchHeaderSchema, 'if-match', ctx.request.headers);
     return toTaskV1(await updateTask({ ctx: ctx.service, input: { ...input, ifMatch } }));
   });
