@@ -131,3 +131,35 @@ describeOnPostgres('every connection is busy (pool exhaustion)', 'the database s
     expect((await bounded(`${server.url}/api/tasks?limit=5`)).status).toBe(200);
   });
 });
+
+describeOnPostgres('a connection is lost while it is being set up', 'the database server is made unreachable or its connections held, which an embedded database cannot be', () => {
+  let behindProxy: ServerBehindProxy;
+  let proxy: TcpProxy;
+  let server: TestServer;
+  beforeAll(async () => {
+    behindProxy = await startServerBehindProxy();
+    ({ proxy, server } = behindProxy);
+  });
+  afterAll(() => behindProxy.stop());
+
+  it('fails the request that was waiting for it, never the process, and serves again once the server is back', async () => {
+    // An unhandled rejection ends a Node process: in production, every request in flight with it.
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const stopped = proxy.stopAtNextFirstStatement();
+      proxy.dropConnections();
+      const during = await bounded(`${server.url}/api/tasks?limit=5`);
+      expectProblem(during, server.baseUrl, 'unavailable', 503, '/api/tasks');
+      await stopped;
+      await proxy.start();
+      await vi.waitFor(async () => expect((await bounded(`${server.url}/api/tasks?limit=5`)).status).toBe(200), { timeout: 15_000, interval: 50 });
+      // A rejection nobody handles is reported once the microtasks of its turn have run.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+});

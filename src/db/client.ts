@@ -84,6 +84,11 @@ async function openPostgres(url: string, pool: PoolSettings): Promise<DatabaseHa
     idle_timeout: 30,
     connect_timeout: pool.connectTimeoutMs / 1000,
     onnotice: () => {},
+    // postgres.js reads the server's array types as the first statement of
+    // every new connection and drops that promise (porsager/postgres#1192):
+    // a server that goes away then ends the process with an unhandled
+    // rejection. Drizzle parses and serialises our array columns itself.
+    fetch_types: false,
     // postgres.js waits up to 20 s (growing with each failure) before it
     // reconnects, and queries wait with it: after an outage the service would
     // stall long after the server is back. A short fixed pause instead.

@@ -8,6 +8,8 @@ export class TcpProxy {
   /** While set, what the server answers is held back: a server that has gone quiet, not away. */
   private silent = false;
   private held: (() => void)[] = [];
+  /** Set while the next new connection's first statement is to stop the proxy. */
+  private stopAtFirstStatement: (() => void) | undefined;
   port = 0;
 
   /** The server's answers stop arriving (connections stay open). */
@@ -19,6 +21,23 @@ export class TcpProxy {
   speakAgain(): void {
     this.silent = false;
     for (const release of this.held.splice(0)) release();
+  }
+
+  /**
+   * The next new connection gets through its startup and is cut as its client
+   * sends the first statement (with trust auth, the first message after the
+   * startup packet); the proxy stops with it, so reconnecting is refused: the
+   * server goes away while a connection is being set up. Resolves once stopped.
+   */
+  stopAtNextFirstStatement(): Promise<void> {
+    return new Promise((resolve) => {
+      this.stopAtFirstStatement = () => void this.stop().then(resolve);
+    });
+  }
+
+  /** Drops the open connections and keeps accepting new ones. */
+  dropConnections(): void {
+    for (const socket of this.sockets) socket.destroy();
   }
 
   constructor(private readonly target: { host: string; port: number }) {}
@@ -34,7 +53,17 @@ export class TcpProxy {
           upstream.destroy();
         });
       }
-      client.pipe(upstream);
+      let chunksFromClient = 0;
+      client.on('data', (chunk: Buffer) => {
+        if (chunksFromClient++ === 1 && this.stopAtFirstStatement) {
+          const stop = this.stopAtFirstStatement;
+          this.stopAtFirstStatement = undefined;
+          stop();
+          return;
+        }
+        upstream.write(chunk);
+      });
+      client.on('end', () => upstream.end());
       upstream.on('data', (chunk: Buffer) => {
         if (this.silent) this.held.push(() => client.write(chunk));
         else client.write(chunk);
