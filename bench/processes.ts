@@ -22,9 +22,9 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts an entry (compiled JavaScript, or TypeScript through tsx) in its own process on a free port and waits until it answers. */
-export async function startServer(name: string, entry: string, env: Record<string, string>, probePath = '/api/health'): Promise<Server> {
+export async function startServer(name: string, entry: string, env: Record<string, string>, probePath = '/api/health', nodeOptions: string[] = []): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry], {
+  const child = spawn(process.execPath, [...nodeOptions, ...(entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry])], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -58,10 +58,17 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+const statusMiB = (pid: number, field: 'VmHWM' | 'VmRSS') =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+
 /** Peak resident memory in MiB since the last reset (VmHWM). */
 export function peakRssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmHWM:'));
-  return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
+  return Math.round(statusMiB(pid, 'VmHWM'));
+}
+
+/** Resident memory in MiB now (VmRSS). */
+export function rssMiB(pid: number): number {
+  return statusMiB(pid, 'VmRSS');
 }
 
 /** Starts a new peak-RSS measurement (root may write clear_refs; elsewhere the peak is since start). */

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -6,7 +5,9 @@ import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/client.ts';
-import { cpuSeconds, peakRssMiB, resetPeakRss, root, startServer, type Server } from './processes.ts';
+import { cpuSeconds, peakRssMiB, resetPeakRss, root, rssMiB, startServer } from './processes.ts';
+import { prepare, scenarios, type Scenario, type Target } from './scenarios.ts';
+import { openStatementCounter, type StatementCounter } from './statement-counter.ts';
 
 /**
  * `npm run bench`: the service, a hand-written node:http + postgres server
@@ -27,94 +28,54 @@ const duration = Number(options.duration);
 const warmup = Number(options.warmup);
 const connections = Number(options.connections);
 
-interface Scenario {
-  name: string;
-  /** The status every answer must have; anything else counts as an error. */
-  expect: number;
-  request: (target: Target) => autocannon.Request;
-}
-
-interface Target {
-  server: Server;
-  taskId: string;
-  taskTag: string;
-  replayKey: string;
-}
-
-let clientCounter = 0;
-function nextClientAddress(): string {
-  clientCounter = (clientCounter + 1) % 60_000;
-  return `10.${(clientCounter >> 16) & 255}.${(clientCounter >> 8) & 255}.${clientCounter & 255}`;
-}
-
-const SCORE = JSON.stringify({ game: 'demo', initials: 'BEN', value: 4242 });
-const json = { 'content-type': 'application/json' };
-
-const scenarios: Scenario[] = [
-  { name: 'health', expect: 200, request: () => ({ method: 'GET', path: '/api/health' }) },
-  { name: 'get-task', expect: 200, request: (t) => ({ method: 'GET', path: `/api/tasks/${t.taskId}` }) },
-  { name: 'get-task-304', expect: 304, request: (t) => ({ method: 'GET', path: `/api/tasks/${t.taskId}`, headers: { 'if-none-match': t.taskTag } }) },
-  { name: 'list-tasks', expect: 200, request: () => ({ method: 'GET', path: '/api/tasks?limit=20' }) },
-  {
-    name: 'trpc-newest',
-    expect: 200,
-    request: () => ({ method: 'GET', path: `/api/trpc/tasks.newest?input=${encodeURIComponent(JSON.stringify({ limit: 5 }))}` }),
-  },
-  {
-    name: 'graphql-tasks',
-    expect: 200,
-    // GraphQL's limit (60 a minute per client) is not configurable: spread the load over many client addresses.
-    request: () => ({
-      method: 'POST',
-      path: '/api/graphql',
-      headers: json,
-      body: JSON.stringify({ query: '{ tasks(limit: 5) { id title } }' }),
-      setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': nextClientAddress() } }),
-    }),
-  },
-  { name: 'create-task', expect: 201, request: () => ({ method: 'POST', path: '/api/tasks', headers: json, body: JSON.stringify({ title: 'bench task' }) }) },
-  {
-    name: 'submit-score',
-    expect: 201,
-    request: () => ({
-      method: 'POST',
-      path: '/api/scores',
-      headers: json,
-      body: SCORE,
-      setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
-    }),
-  },
-  {
-    name: 'replay-score',
-    expect: 201,
-    request: (t) => ({ method: 'POST', path: '/api/scores', headers: { ...json, 'idempotency-key': t.replayKey }, body: SCORE }),
-  },
-];
-
 interface Measurement {
   rps: number;
   p50: number;
   p99: number;
   errors: number;
-  cpuMsPerRequest: number;
+  cpuUsPerRequest: number;
+  statementsPerRequest: number | undefined;
+  bytesPerResponse: number;
   peakRssMiB: number;
 }
 
-async function drive(target: Target, scenario: Scenario, seconds: number): Promise<Measurement> {
+async function drive(target: Target, scenario: Scenario, seconds: number, statements: StatementCounter): Promise<Measurement> {
   const pid = target.server.child.pid!;
   resetPeakRss(pid);
+  const statementsBefore = target.database ? await statements.count(target.database) : undefined;
   const cpuBefore = cpuSeconds(pid);
   const result = await autocannon({ url: target.server.url, connections, duration: seconds, requests: [scenario.request(target)] });
   const cpu = cpuSeconds(pid) - cpuBefore;
+  const statementsAfter = target.database ? await statements.count(target.database) : undefined;
   const expected = (result.statusCodeStats as Record<string, { count: number }> | undefined)?.[String(scenario.expect)]?.count ?? 0;
   const total = result.requests.total;
+  const perRequest = (amount: number) => (total > 0 ? amount / total : 0);
   return {
     rps: Math.round(total / seconds),
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + Math.max(0, total - expected),
-    cpuMsPerRequest: total > 0 ? (cpu * 1000) / total : 0,
+    cpuUsPerRequest: perRequest(cpu * 1e6),
+    statementsPerRequest: statementsBefore === undefined || statementsAfter === undefined ? undefined : perRequest(statementsAfter - statementsBefore),
+    // Status line, headers and body as they came off the socket.
+    bytesPerResponse: perRequest(result.throughput.total),
     peakRssMiB: peakRssMiB(pid),
+  };
+}
+
+/** Two runs of equal length as one: sums per request, the mean p50 and the worse p99. */
+function combined(a: Measurement, b: Measurement): Measurement {
+  const weighted = (of: (m: Measurement) => number) => (of(a) * a.rps + of(b) * b.rps) / Math.max(1, a.rps + b.rps);
+  const statements = a.statementsPerRequest === undefined || b.statementsPerRequest === undefined ? undefined : weighted((m) => m.statementsPerRequest!);
+  return {
+    rps: Math.round((a.rps + b.rps) / 2),
+    p50: (a.p50 + b.p50) / 2,
+    p99: Math.max(a.p99, b.p99),
+    errors: a.errors + b.errors,
+    cpuUsPerRequest: weighted((m) => m.cpuUsPerRequest),
+    statementsPerRequest: statements,
+    bytesPerResponse: weighted((m) => m.bytesPerResponse),
+    peakRssMiB: Math.max(a.peakRssMiB, b.peakRssMiB),
   };
 }
 
@@ -126,21 +87,11 @@ async function freshDatabase(admin: postgres.Sql, name: string): Promise<string>
   return url.toString();
 }
 
-async function prepare(server: Server): Promise<Target> {
-  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}${path}`, { method: 'POST', body, headers: { ...json, ...headers } }).then(async (response) => ({ response, body: await response.json() }));
-  let taskId = '';
-  for (let i = 0; i < 150; i++) taskId = ((await post('/api/tasks', JSON.stringify({ title: `seed ${i}` }))).body as { id: string }).id;
-  for (const game of ['toppler', 'marble', 'stacker', 'runner', 'demo']) {
-    for (let i = 0; i < 50; i++) await post('/api/scores', JSON.stringify({ game, initials: 'SED', value: 100 + i }), { 'idempotency-key': randomUUID() });
-  }
-  const taskTag = (await fetch(`${server.url}/api/tasks/${taskId}`)).headers.get('etag')!;
-  const replayKey = `replay-${randomUUID()}`;
-  await post('/api/scores', SCORE, { 'idempotency-key': replayKey });
-  return { server, taskId, taskTag, replayKey };
-}
+/** The database a server was given, by name, for its statement count. */
+const databaseName = (url: string | undefined) => (url ? new URL(url).pathname.slice(1) : undefined);
 
-const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : '–');
+const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && b > 0 ? (a / b).toFixed(2) : '–');
+const fixed = (value: number | undefined, digits: number) => (value === undefined ? '–' : value.toFixed(digits));
 
 async function main(): Promise<void> {
   const limits = {
@@ -157,34 +108,60 @@ async function main(): Promise<void> {
   await migrated.migrate();
   await migrated.close();
 
+  // The service logs at info, as in production: one line per request, measured with it on.
   const service = await startServer('service', 'dist/main.js', {
     ...limits,
+    LOG_LEVEL: 'info',
     ...(serviceDatabase ? { DATABASE_URL: serviceDatabase } : { PGLITE_DATA_DIR: 'memory://' }),
   });
   const handWritten = await startServer('hand-written', 'bench/reference/hand-written.ts', { DATABASE_URL: referenceDatabase });
   const ceiling = await startServer('ceiling', 'bench/reference/ceiling.ts', {});
-  const targets = { service: await prepare(service), handWritten: await prepare(handWritten) };
+  const targets = {
+    service: { ...(await prepare(service)), database: databaseName(serviceDatabase) },
+    handWritten: { ...(await prepare(handWritten)), database: databaseName(referenceDatabase) },
+  };
   const ceilingTarget: Target = { server: ceiling, taskId: targets.service.taskId, taskTag: '', replayKey: '' };
+  const statements = await openStatementCounter(admin, options['database-url']);
+  const idle = `Resident memory after seeding, before load: service ${Math.round(rssMiB(service.child.pid!))} MiB, hand-written ${Math.round(rssMiB(handWritten.child.pid!))} MiB.`;
+  process.stdout.write(`${idle}\n`);
 
   const rows: string[] = [];
-  const header = '| scenario | service req/s | p50 ms | p99 ms | errors | CPU ms/req | peak RSS MiB | hand-written req/s | service ÷ hand-written | ceiling req/s | service ÷ ceiling |';
+  const header = [
+    'scenario', 'service req/s', 'hand-written req/s', '÷', 'service p50 / p99 ms', 'hand-written p50 / p99 ms',
+    'service CPU µs/req', 'hand-written CPU µs/req', '÷', 'service statements/req', 'hand-written statements/req',
+    'service bytes/resp', 'hand-written bytes/resp', 'service peak RSS MiB', 'hand-written peak RSS MiB', 'ceiling req/s', 'errors',
+  ];
   const selected = scenarios.filter((scenario) => !options.only || options.only.split(',').includes(scenario.name));
   for (const scenario of selected) {
-    const results: Record<string, Measurement> = {};
-    for (const [name, target] of [['service', targets.service], ['handWritten', targets.handWritten], ['ceiling', ceilingTarget]] as const) {
-      const probe = name === 'ceiling' ? { ...scenario, expect: 200, request: () => ({ method: 'GET' as const, path: '/' }) } : scenario;
-      if (warmup > 0) await drive(target, probe, warmup);
-      results[name] = await drive(target, probe, duration);
+    if (warmup > 0) {
+      await drive(targets.service, scenario, warmup, statements);
+      await drive(targets.handWritten, scenario, warmup, statements);
     }
-    const s = results.service!;
-    const failed = s.errors > 0 || results.handWritten!.errors > 0;
-    rows.push(
-      `| ${scenario.name}${failed ? ' **FAILED**' : ''} | ${s.rps} | ${s.p50} | ${s.p99} | ${s.errors} | ${s.cpuMsPerRequest.toFixed(3)} | ${s.peakRssMiB} | ${results.handWritten!.rps} | ${ratio(s.rps, results.handWritten!.rps)} | ${results.ceiling!.rps} | ${ratio(s.rps, results.ceiling!.rps)} |`,
-    );
+    // Service, reference, reference, service — half the time each: the machine's
+    // drift over the minute weighs on both alike.
+    const half = duration / 2;
+    const serviceFirst = await drive(targets.service, scenario, half, statements);
+    const handWrittenFirst = await drive(targets.handWritten, scenario, half, statements);
+    const handWrittenSecond = await drive(targets.handWritten, scenario, half, statements);
+    const serviceSecond = await drive(targets.service, scenario, half, statements);
+    const s = combined(serviceFirst, serviceSecond);
+    const h = combined(handWrittenFirst, handWrittenSecond);
+    const ceilingProbe = { ...scenario, expect: 200, request: () => ({ method: 'GET' as const, path: '/' }) };
+    const results = { ceiling: await drive(ceilingTarget, ceilingProbe, duration, statements) };
+    const failed = s.errors > 0 || h.errors > 0;
+    const cells = [
+      `${scenario.name}${failed ? ' **FAILED**' : ''}`, s.rps, h.rps, ratio(s.rps, h.rps), `${s.p50} / ${s.p99}`, `${h.p50} / ${h.p99}`,
+      Math.round(s.cpuUsPerRequest), Math.round(h.cpuUsPerRequest), ratio(s.cpuUsPerRequest, h.cpuUsPerRequest),
+      fixed(s.statementsPerRequest, 2), fixed(h.statementsPerRequest, 2),
+      Math.round(s.bytesPerResponse), Math.round(h.bytesPerResponse), s.peakRssMiB, h.peakRssMiB, results.ceiling!.rps, s.errors + h.errors,
+    ];
+    rows.push(`| ${cells.join(' | ')} |`);
     process.stdout.write(`${rows.at(-1)}\n`);
   }
+  const table = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows].join('\n');
 
   await Promise.all([service.stop(), handWritten.stop(), ceiling.stop()]);
+  await statements.close();
   await admin.end();
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -193,16 +170,15 @@ async function main(): Promise<void> {
     '',
     `Machine: ${machine}. Database: ${options.embedded ? 'embedded PGlite (service), PostgreSQL (hand-written)' : 'PostgreSQL'}.`,
     `Command: \`npm run bench -- --duration ${duration} --connections ${connections}${options.embedded ? ' --embedded' : ''}\`.`,
+    idle,
     '',
-    header,
-    '|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows,
+    table,
     '',
   ].join('\n');
   mkdirSync(`${root}/bench/results`, { recursive: true });
   const file = `${root}/bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.md`;
   writeFileSync(file, report);
-  process.stdout.write(`\n${header}\n${rows.join('\n')}\n\nwritten to bench/results/${file.split('/').at(-1)}\n`);
+  process.stdout.write(`\n${idle}\n\n${table}\n\nwritten to bench/results/${file.split('/').at(-1)}\n`);
 }
 
 await main();

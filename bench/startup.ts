@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { root } from './processes.ts';
+import { root, rssMiB } from './processes.ts';
 
 /**
  * `npm run bench:startup`: the start-up and memory budgets of issue 13, on
@@ -27,12 +27,6 @@ interface Sample {
   idleRssMiB: number;
 }
 
-const rssMiB = async (pid: number) => {
-  const { readFile } = await import('node:fs/promises');
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
-};
-
 async function once(env: Record<string, string>, port: number): Promise<Sample> {
   const started = performance.now();
   const child = spawn(process.execPath, ['dist/main.js'], {
@@ -52,7 +46,7 @@ async function once(env: Record<string, string>, port: number): Promise<Sample> 
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   await new Promise((resolve) => setTimeout(resolve, idleMs));
-  const idleRssMiB = await rssMiB(child.pid!);
+  const idleRssMiB = rssMiB(child.pid!);
   child.kill('SIGTERM');
   await exited;
   return { startMs, idleRssMiB };
