@@ -14,6 +14,7 @@ import { createScoreStreams, type ScoreStreams } from './http/sse/score-streams.
 import { systemClock, type Clock } from './lib/clock.ts';
 import { collectGarbage } from './lib/collect-garbage.ts';
 import { ServiceMetrics } from './metrics/service-metrics.ts';
+import { applyOutputChecks } from './procedures/output-checks.ts';
 import { appRouter } from './routers/app-router.ts';
 import { noEventDispatcher } from './services/events/event-dispatcher.ts';
 import { EventPoller } from './services/events/event-poller.ts';
@@ -71,6 +72,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 /** Start-up in one place: database, migrations, HTTP server. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config.logLevel);
+  applyOutputChecks(appRouter, config.outputChecks);
   // GraphQL's modules and the OpenAPI document take about half of start-up
   // on their own: they load once the service listens, and only the requests
   // that need them wait for them.
@@ -118,6 +120,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     baseUrl: config.baseUrl,
     trustProxy: config.trustProxy,
     log,
+    // A request that was under way when shutdown began leaves its keep-alive
+    // connection idle once answered, after server.close() closed the idle ones.
+    onResponseClosed: () => {
+      if (draining) setImmediate(() => server.closeIdleConnections());
+    },
   });
   let draining = false;
   const server = createServer(
@@ -132,11 +139,6 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       // busy keep-alive connection never goes idle, and would otherwise be cut
       // mid-request when the grace period ends.
       if (draining) res.setHeader('Connection', 'close');
-      // A request that was under way when shutdown began leaves its keep-alive
-      // connection idle once answered, after server.close() closed the idle ones.
-      res.once('finish', () => {
-        if (draining) setImmediate(() => server.closeIdleConnections());
-      });
       handler(req, res).catch((error: unknown) => {
         log.error({ err: error }, 'request handler crashed');
         res.destroy();

@@ -87,6 +87,7 @@ const environmentSchema = z.object({
   HTTP_HEADERS_TIMEOUT_MS: positiveInteger('milliseconds, default 15000').default(15000),
   HTTP_REQUEST_TIMEOUT_MS: positiveInteger('milliseconds, default 30000').default(30000),
   METRICS: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
+  OUTPUT_CHECKS: z.enum(['on', 'off'], { error: 'must be on or off' }).default('off'),
   CORS_ORIGINS: corsOrigins.default({ allow: 'any' }),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -121,6 +122,8 @@ export interface Config {
   logLevel: string;
   /** GET /metrics (DECISIONS "Operations"); METRICS=off removes it. */
   metrics: boolean;
+  /** Results checked against their output schemas: on in tests and development (docs/adr/0005-output-checks-and-the-short-trpc-query.md). */
+  outputChecks: 'on' | 'off';
   /** Which web origins may call /api from a browser. */
   corsOrigins: CorsOrigins;
 }
@@ -190,6 +193,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     http: { headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS },
     logLevel: env.LOG_LEVEL,
     metrics: env.METRICS === 'on',
+    outputChecks: env.OUTPUT_CHECKS,
     corsOrigins: env.CORS_ORIGINS,
   };
 }

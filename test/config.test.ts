@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       },
       idempotency: { inProgressMs: 60_000 },
       http: { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000 },
+      outputChecks: 'off',
     });
     expect(config.jwtSecret).toEqual(expect.any(String));
   });
@@ -57,6 +58,7 @@ describe('loadConfig', () => {
     ['SSE_STREAM_MS', 'soon', /^Invalid configuration: SSE_STREAM_MS must be a positive integer/],
     ['SSE_MAX_STREAMS_PER_CLIENT', '0', /^Invalid configuration: SSE_MAX_STREAMS_PER_CLIENT must be a positive integer/],
     ['TRUST_PROXY', 'yes', /^Invalid configuration: TRUST_PROXY must be true or false/],
+    ['OUTPUT_CHECKS', 'strict', /^Invalid configuration: OUTPUT_CHECKS must be on or off/],
     ['WEBHOOK_ALLOW_PRIVATE', '1', /^Invalid configuration: WEBHOOK_ALLOW_PRIVATE must be true or false/],
     ['WEBHOOK_RETRY_SCHEDULE_MS', '5,x', /^Invalid configuration: WEBHOOK_RETRY_SCHEDULE_MS must be a comma-separated list/],
     ['DATABASE_POOL_MAX', '0', /^Invalid configuration: DATABASE_POOL_MAX must be a positive integer/],

@@ -44,6 +44,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     RATE_LIMIT_TASK_WRITES_ANON: '1000000',
     RATE_LIMIT_SCORES_PER_MINUTE: '1000000',
     JWT_SECRET: TEST_JWT_SECRET,
+    // Every result the suites see has passed its output schema unchanged (docs/adr/0005-output-checks-and-the-short-trpc-query.md).
+    OUTPUT_CHECKS: 'on',
     ...database.env,
     ...options.env,
   });

@@ -1,0 +1,68 @@
+import type { AnyTRPCRouter } from '@trpc/server';
+import type { AnyMiddlewareFunction } from '@trpc/server/unstable-core-do-not-import';
+import { getParseFn, TRPCError } from '@trpc/server/unstable-core-do-not-import';
+
+/**
+ * Whether a procedure's result is checked against its output schema
+ * (OUTPUT_CHECKS, docs/adr/0005-output-checks-and-the-short-trpc-query.md).
+ *
+ * `off` (production): results are sent as the services built them. They come
+ * from our own code, not from a client, and checking each one cost a read
+ * about a tenth of its CPU.
+ *
+ * `on` (tests and development): each result is parsed by its output schema,
+ * and a result the schema rejects — or would change (a field it strips, a
+ * value it transforms, a key order it reorders) — is an internal error. So
+ * what the suites pass is byte for byte what production sends unchecked.
+ */
+export type OutputChecks = 'on' | 'off';
+
+interface ProcedureDefinition {
+  output?: unknown;
+  middlewares: AnyMiddlewareFunction[];
+}
+
+type OutputMiddleware = AnyMiddlewareFunction & { _type?: string };
+
+/**
+ * Sets the checks for every procedure of the router. tRPC puts an output
+ * middleware where `.output()` was called; this replaces it in place, so the
+ * REST adapter, /api/trpc and GraphQL all get the same. Procedures are module
+ * singletons: the setting holds for the whole process.
+ */
+export function applyOutputChecks(router: AnyTRPCRouter, mode: OutputChecks): void {
+  for (const procedure of Object.values(router._def.procedures as Record<string, { _def: ProcedureDefinition }>)) {
+    const definition = procedure._def;
+    const index = definition.middlewares.findIndex((middleware) => (middleware as OutputMiddleware)._type === 'output');
+    if (index === -1 || definition.output === undefined) continue;
+    definition.middlewares[index] = mode === 'on' ? checkingOutput(getParseFn(definition.output as never)) : passingOutput();
+  }
+}
+
+function passingOutput(): AnyMiddlewareFunction {
+  const middleware: OutputMiddleware = ({ next }) => next();
+  middleware._type = 'output';
+  return middleware;
+}
+
+function checkingOutput(parse: (value: unknown) => unknown): AnyMiddlewareFunction {
+  const middleware: OutputMiddleware = async ({ next }) => {
+    const result = await next();
+    if (!result.ok) return result;
+    let problem: string | undefined;
+    let cause: unknown;
+    try {
+      const parsed = await parse(result.data);
+      const sent = JSON.stringify(result.data);
+      const checked = JSON.stringify(parsed);
+      if (sent !== checked) problem = `the output schema changes the result: sent ${sent.slice(0, 500)}, schema gives ${checked.slice(0, 500)}`;
+    } catch (error) {
+      problem = 'the output schema rejects the result';
+      cause = error;
+    }
+    if (problem !== undefined) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: `Output validation failed: ${problem}`, cause });
+    return result;
+  };
+  middleware._type = 'output';
+  return middleware;
+}
