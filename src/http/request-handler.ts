@@ -35,6 +35,8 @@ export interface RequestHandlerOptions {
   baseUrl: string;
   trustProxy: boolean;
   log: Logger;
+  /** Called once each response is done with (sent or abandoned). */
+  onResponseClosed?: () => void;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -55,7 +57,7 @@ const API_PREFIX = '/api/';
  * anything else to a 404 problem.
  */
 export function createRequestHandler(options: RequestHandlerOptions): RequestHandler {
-  const { router, service, scoreStreams, graphql, staticContent, metrics, cors, baseUrl, trustProxy, log } = options;
+  const { router, service, scoreStreams, graphql, staticContent, metrics, cors, baseUrl, trustProxy, log, onResponseClosed } = options;
   const routes = buildRestRoutes(router);
 
   return async (req, res) => {
@@ -74,6 +76,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       const durationMs = performance.now() - started;
       log.info({ reqId: requestId, method, path: rawPath, status: res.statusCode, durationMs: Math.round(durationMs * 100) / 100 }, 'request');
       metrics?.requestFinished(route, method, res.statusCode, durationMs / 1000);
+      onResponseClosed?.();
     });
     // Before anything can fail: errors and 429s carry the CORS headers too; a preflight counts against no limit.
     if ((pathname === '/api' || pathname.startsWith(API_PREFIX)) && cors(req, res)) {
@@ -94,7 +97,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       if (pathname.startsWith(TRPC_PREFIX)) {
         route = TRPC_ROUTE;
         // Credential failures there answer in tRPC's own envelope.
-        await serveTrpc({ router, req, res, pathname, requestId, createContext: async () => contextFor(await authenticateRequest(service, req)), log });
+        await serveTrpc({ router, req, res, pathname, search: queryStart === -1 ? '' : target.slice(queryStart + 1), requestId, createContext: async () => contextFor(await authenticateRequest(service, req)), log });
         return;
       }
       if (pathname === GRAPHQL_PATH) {
@@ -105,8 +108,9 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       }
       // Most requests carry no credential: skip the await altogether for them.
       ctx = contextFor(req.headers.authorization === undefined ? undefined : await authenticateRequest(service, req));
-      if (reading && (await staticContent(req, res, pathname))) {
+      if (reading && staticContent.has(pathname)) {
         route = pathname;
+        await staticContent.serve(req, res, pathname);
         return;
       }
       if (reading && metrics && pathname === METRICS_PATH) {
@@ -117,16 +121,16 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
         writeBody(res, 200, body);
         return;
       }
-      const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
+      const search = queryStart === -1 ? '' : target.slice(queryStart + 1);
       if (reading && pathname === SCORE_STREAM_PATH) {
         route = SCORE_STREAM_PATH;
-        await scoreStreams.serve(req, res, query, clientIdOf(ctx));
+        await scoreStreams.serve(req, res, new URLSearchParams(search), clientIdOf(ctx));
         return;
       }
       const match = matchRoute(routes, method, pathname);
       if (!match) throw new AppError('not-found', { detail: `No route for ${method} ${rawPath}.` });
       route = match.route.template;
-      await serveRestRoute({ match, req, res, query, ctx });
+      await serveRestRoute({ match, req, res, search, ctx });
     } catch (thrown) {
       const failure = toAppError(thrown);
       if (failure.slug === 'internal') log.error({ reqId: requestId, err: failure.cause ?? failure }, 'unexpected failure');

@@ -23,17 +23,18 @@ export async function serveRestRoute(options: {
   match: RouteMatch;
   req: IncomingMessage;
   res: ServerResponse;
-  query: URLSearchParams;
+  /** The query string without its `?`; parsed only by a route that takes input from it. */
+  search: string;
   ctx: Context;
 }): Promise<void> {
-  const { match, req, res, query, ctx } = options;
+  const { match, req, res, search, ctx } = options;
   const { route } = match;
   for (const [name, value] of Object.entries(route.http.fixedHeaders ?? {})) {
     if (name === 'Vary') appendVary(res, value);
     else res.setHeader(name, value);
   }
 
-  const { input, callContext } = inputOf(route, match.pathInput, req, query, ctx);
+  const { input, callContext } = inputOf(route, match.pathInput, req, search, ctx);
   let data: unknown;
   try {
     // Input is read and judged only when the procedure asks: after the rate limit and
@@ -78,12 +79,12 @@ function inputOf(
   route: RestRoute,
   pathInput: Record<string, string>,
   req: IncomingMessage,
-  query: URLSearchParams,
+  search: string,
   ctx: Context,
 ): { input: () => Promise<unknown>; callContext: Context } {
   if (!route.takesInput) return { input: async () => undefined, callContext: ctx };
   if (route.method === 'GET' || route.method === 'DELETE') {
-    const input = { ...queryInput(query, route.numericQueryParameters), ...pathInput };
+    const input = { ...queryInput(new URLSearchParams(search), route.numericQueryParameters), ...pathInput };
     return { input: async () => input, callContext: ctx };
   }
   let text: Promise<string> | undefined;

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { TRPCError } from '@trpc/server';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
-import { getErrorShape, transformTRPCResponse } from '@trpc/server/unstable-core-do-not-import';
+import { getErrorShape } from '@trpc/server/unstable-core-do-not-import';
 import { AppError } from '../errors/app-error.ts';
 import { toAppError } from '../errors/to-app-error.ts';
 import { nestsDeeperThan, TOO_DEEP_DETAIL } from '../lib/json-nesting.ts';
@@ -10,7 +10,9 @@ import type { Context } from '../procedures/context.ts';
 import { toTRPCError } from '../procedures/trpc-error.ts';
 import type { Logger } from './logger.ts';
 import { MAX_BODY_BYTES, readBodyText } from './read-json-body.ts';
-import { writeBody } from './write-body.ts';
+import { trpcResponseHeaders } from './trpc-response-headers.ts';
+import { serveSingleQuery, singleQueryOf } from './trpc-single-query.ts';
+import { writeTrpcEnvelope } from './write-trpc-envelope.ts';
 
 export const TRPC_PREFIX = '/api/trpc/';
 
@@ -33,11 +35,18 @@ export async function serveTrpc(options: {
   req: IncomingMessage;
   res: ServerResponse;
   pathname: string;
+  /** The query string without its `?`. */
+  search: string;
   requestId: string;
   createContext: () => Promise<Context>;
   log: Logger;
 }): Promise<void> {
   const { router, req, res, pathname, requestId, log } = options;
+  const query = new URLSearchParams(options.search);
+  // tRPC's own refusals (bad JSON, unknown procedure) are answers, not failures.
+  const logFailure = (error: TRPCError, path: string | undefined) => {
+    if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ reqId: requestId, err: toAppError(error).cause ?? error, procedure: path }, 'procedure failed');
+  };
   let ctx: Context;
   try {
     ctx = await options.createContext();
@@ -48,9 +57,14 @@ export async function serveTrpc(options: {
     writeTrpcError(res, router, toTRPCError(failure), failure.headers);
     return;
   }
-  const refusal = await refusalOf(req, pathname);
+  const refusal = await refusalOf(req, pathname, query);
   if (refusal) {
     writeTrpcError(res, router, refusal, refusal.code === 'METHOD_NOT_SUPPORTED' ? { Allow: 'GET, POST' } : {});
+    return;
+  }
+  const singleQuery = singleQueryOf(router, req, pathname.slice(TRPC_PREFIX.length), query);
+  if (singleQuery) {
+    await serveSingleQuery({ router, res, call: singleQuery, ctx, onError: (error, path) => logFailure(error, path) });
     return;
   }
   await nodeHTTPRequestHandler({
@@ -61,30 +75,17 @@ export async function serveTrpc(options: {
     maxBodySize: MAX_BODY_BYTES,
     createContext: async () => ctx,
     // The headers a procedure or its failure carries (RateLimit, Retry-After, WWW-Authenticate).
-    responseMeta({ errors }) {
-      const { response } = ctx;
-      const headers: Record<string, string> = { ...response.headers };
-      if (response.idempotent?.replayed) headers['Idempotent-Replayed'] = 'true';
-      for (const error of errors) Object.assign(headers, toAppError(error).headers);
-      // tRPC sets its own Vary; a list added to it keeps the Origin that CORS already varies by.
-      const vary = res.getHeader('Vary');
-      return { headers: vary === undefined ? headers : { ...headers, Vary: [String(vary)] } };
-    },
-    onError({ error, path }) {
-      // tRPC's own refusals (bad JSON, unknown procedure) are answers, not failures.
-      if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ reqId: requestId, err: toAppError(error).cause ?? error, procedure: path }, 'procedure failed');
-    },
+    responseMeta: ({ errors }) => ({ headers: trpcResponseHeaders(ctx, res, errors) }),
+    onError: ({ error, path }) => logFailure(error, path),
   });
 }
 
 /** What tRPC's handler must not be given, as the error to answer instead. */
-async function refusalOf(req: IncomingMessage, pathname: string): Promise<TRPCError | undefined> {
+async function refusalOf(req: IncomingMessage, pathname: string, query: URLSearchParams): Promise<TRPCError | undefined> {
   const method = req.method ?? 'GET';
   if (!METHODS.has(method)) {
     return new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `${method} is not supported here; queries use GET and mutations POST.` });
   }
-  const target = req.url ?? '';
-  const query = new URLSearchParams(target.includes('?') ? target.slice(target.indexOf('?') + 1) : '');
   if (query.get('batch') === '1') {
     const calls = batchSizeOf(pathname.slice(TRPC_PREFIX.length));
     if (calls > MAX_BATCH_CALLS) {
@@ -121,10 +122,7 @@ function batchSizeOf(path: string): number {
 
 /** An error in tRPC's own envelope (our errorFormatter included), as its handler would write it. */
 function writeTrpcError(res: ServerResponse, router: AnyTRPCRouter, error: TRPCError, headers: Record<string, string>): void {
-  const config = router._def._config;
-  const shape = getErrorShape({ config, error, type: 'unknown', path: undefined, input: undefined, ctx: undefined });
-  const body = JSON.stringify(transformTRPCResponse(config, { error: shape }));
+  const shape = getErrorShape({ config: router._def._config, error, type: 'unknown', path: undefined, input: undefined, ctx: undefined });
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.setHeader('Content-Type', 'application/json');
-  writeBody(res, shape.data.httpStatus, body);
+  writeTrpcEnvelope(res, router, shape.data.httpStatus, { error: shape });
 }

@@ -19,7 +19,11 @@ interface Entry {
   cacheControl?: string;
 }
 
-export type StaticContent = (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean>;
+export interface StaticContent {
+  /** Whether the path is one of the pages, assets or the document: asked of every GET, so no promise. */
+  has(pathname: string): boolean;
+  serve(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void>;
+}
 
 /** Keeps the first promise: the work is done once, by whoever asks first. */
 function once<T>(build: () => Promise<T>): () => Promise<T> {
@@ -31,7 +35,7 @@ function once<T>(build: () => Promise<T>): () => Promise<T> {
  * The pages, their assets and the OpenAPI document (DECISIONS "Operations"):
  * each compressed once — the pages and the document at start, off the event
  * loop; the vendor assets by the build — and sent in the encoding the client
- * prefers. Answers GET and HEAD for the paths it knows; false for others.
+ * prefers. Answers GET and HEAD for the paths it knows.
  */
 export function createStaticContent(openApiJson: Promise<string>): StaticContent {
   const atStart = (body: string | Buffer | Promise<string>) => {
@@ -55,10 +59,11 @@ export function createStaticContent(openApiJson: Promise<string>): StaticContent
       { body: once(() => loadVendorAsset(asset)), contentType: asset.contentType, cacheControl: ASSET_CACHE },
     ]),
   ]);
-  return async (req, res, pathname) => {
-    const entry = entries.get(pathname);
-    if (!entry) return false;
-    sendCompressed(req, res, await entry.body(), entry);
-    return true;
+  return {
+    has: (pathname) => entries.has(pathname),
+    async serve(req, res, pathname) {
+      const entry = entries.get(pathname)!;
+      sendCompressed(req, res, await entry.body(), entry);
+    },
   };
 }

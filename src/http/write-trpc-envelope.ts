@@ -1,0 +1,10 @@
+import type { ServerResponse } from 'node:http';
+import type { AnyTRPCRouter } from '@trpc/server';
+import { transformTRPCResponse } from '@trpc/server/unstable-core-do-not-import';
+import { writeBody } from './write-body.ts';
+
+/** The end of a tRPC answer written without tRPC's handler: its envelope, as JSON, through the router's transformer. */
+export function writeTrpcEnvelope(res: ServerResponse, router: AnyTRPCRouter, status: number, envelope: object): void {
+  res.setHeader('Content-Type', 'application/json');
+  writeBody(res, status, JSON.stringify(transformTRPCResponse(router._def._config, envelope as never)));
+}
