@@ -1,11 +1,49 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { rowsOf } from '../db/rows.ts';
+import { compiledStatement, type CompiledStatement } from '../db/compiled-statement.ts';
 import type { ServiceContext } from './service-context.ts';
 
+/** Which rows a collection keeps: the first `keep` in `order` (within `where`). */
+export interface RetentionRule {
+  lockId: number;
+  trim: CompiledStatement<{ id: string }>;
+}
+
+/** A collection's retention, its statement built once (see compiledStatement). */
+export function retentionRule(target: { table: PgTable; id: PgColumn; order: SQL; keep: number; lockId: number; where?: SQL }): RetentionRule {
+  const { table, id, order, keep, lockId, where } = target;
+  return {
+    lockId,
+    trim: compiledStatement(
+      () => sql`
+        delete from ${table} where ${id} in (
+          select ${id} from ${table}
+          ${where ? sql`where ${where}` : sql``}
+          order by ${order}
+          offset ${keep}
+        )
+        returning ${id} as id`,
+    ),
+  };
+}
+
+/** Keeps the `keep` newest rows of a table, newest by `createdAt` and then `id`. */
+export function keepNewest(target: { table: PgTable & { id: PgColumn; createdAt: PgColumn }; keep: number; lockId: number }): RetentionRule {
+  const { table, keep, lockId } = target;
+  return retentionRule({ table, id: table.id, order: sql`${table.createdAt} desc, ${table.id} desc`, keep, lockId });
+}
+
+/** A transaction-scoped advisory lock: held until the transaction ends. */
+const ADVISORY_XACT_LOCK = compiledStatement(() => sql`select pg_advisory_xact_lock(${sql.placeholder('lock')})`);
+
+/** Takes the transaction-scoped advisory lock `lockId`. */
+export async function lockForTransaction(ctx: ServiceContext, lockId: number): Promise<void> {
+  await ADVISORY_XACT_LOCK.run(ctx.db, { lock: lockId });
+}
+
 /**
- * Deletes every row beyond the first `keep` in `order` (within `where`),
- * inside the creating transaction, and returns the ids it deleted.
+ * Deletes every row beyond the rule's first `keep`, inside the creating
+ * transaction, and returns the ids it deleted.
  *
  * Concurrent creators cannot see each other's uncommitted rows, so each would
  * trim as if it were alone and leave extras behind. A transaction-scoped
@@ -13,21 +51,9 @@ import type { ServiceContext } from './service-context.ts';
  * starts after the previous creator committed and sees its row. Creators
  * queue only for the delete and the commit, never for each other's inserts.
  */
-export async function retainFirst(
-  ctx: ServiceContext,
-  target: { table: PgTable; id: PgColumn; order: SQL; keep: number; lockId: number; where?: SQL },
-): Promise<string[]> {
-  const { table, id, order, keep, lockId, where } = target;
-  await ctx.db.execute(sql`select pg_advisory_xact_lock(${lockId})`);
-  const deleted = await ctx.db.execute(sql`
-    delete from ${table} where ${id} in (
-      select ${id} from ${table}
-      ${where ? sql`where ${where}` : sql``}
-      order by ${order}
-      offset ${keep}
-    )
-    returning ${id} as id`);
-  return rowsOf<{ id: string }>(deleted).map((row) => row.id);
+export async function retainFirst(ctx: ServiceContext, rule: RetentionRule): Promise<string[]> {
+  await lockForTransaction(ctx, rule.lockId);
+  return (await rule.trim.run(ctx.db, {})).map((row) => row.id);
 }
 
 /** Advisory lock ids, one per serialised concern; any values, the same in every instance. */

@@ -1,14 +1,26 @@
 import { sql } from 'drizzle-orm';
 import { events } from '../../db/schema/index.ts';
-import { ADVISORY_LOCKS } from '../retention.ts';
+import { ADVISORY_LOCKS, lockForTransaction } from '../retention.ts';
+import { compiledStatement } from '../../db/compiled-statement.ts';
 import { nowInMilliseconds, onCommit, withTransaction, type ServiceContext } from '../service-context.ts';
-import { rowsOf } from '../../db/rows.ts';
 import { deliveriesOfEvent } from '../webhooks/deliveries.ts';
 import type { StoredEvent } from './event-dispatcher.ts';
 
 /** Events older than this are pruned (the log feeds live streams, not history). */
 const EVENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const PRUNE_BATCH = 100;
+
+/** The event and its webhook deliveries (the outbox), in one statement. */
+const INSERT_EVENT = compiledStatement<{ id: string; deliveries: number }>(() => {
+  const type = sql.placeholder('type');
+  return sql`
+    with event as (
+      insert into ${events} (type, data, created_at)
+      values (${type}, ${sql.placeholder('data')}::json, ${sql.placeholder('createdAt')}::timestamptz)
+      returning id, created_at
+    ), deliveries as (${deliveriesOfEvent(type, sql.placeholder('payload'))})
+    select event.id::text as id, (select count(*) from deliveries)::int as deliveries from event`;
+});
 
 /**
  * Appends an event to the log with its webhook deliveries (the outbox), to be
@@ -30,16 +42,9 @@ export async function recordEvent({
 }): Promise<StoredEvent> {
   return withTransaction(ctx, async (tx) => {
     const now = nowInMilliseconds(tx);
-    await tx.db.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCKS.events})`);
+    await lockForTransaction(tx, ADVISORY_LOCKS.events);
     const payload = JSON.stringify({ type: input.type, timestamp: now.toISOString(), data: input.data });
-    const result = await tx.db.execute(sql`
-      with event as (
-        insert into ${events} (type, data, created_at)
-        values (${input.type}, ${JSON.stringify(input.data)}::json, ${now.toISOString()}::timestamptz)
-        returning id, created_at
-      ), deliveries as (${deliveriesOfEvent(input.type, payload)})
-      select event.id::text as id, (select count(*) from deliveries)::int as deliveries from event`);
-    const [row] = rowsOf<{ id: string; deliveries: number }>(result);
+    const [row] = await INSERT_EVENT.run(tx.db, { type: input.type, data: JSON.stringify(input.data), createdAt: now.toISOString(), payload });
     if (tx.housekeeping.due('events', now.getTime())) {
       await tx.db.execute(sql`
         delete from ${events} where ${events.id} in (

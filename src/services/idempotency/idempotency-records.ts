@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { idempotencyRecords } from '../../db/schema/index.ts';
-import { rowsOf } from '../../db/rows.ts';
+import { compiledStatement } from '../../db/compiled-statement.ts';
 import { AppError } from '../../errors/app-error.ts';
 import type { ServiceContext } from '../service-context.ts';
 
@@ -31,6 +31,29 @@ interface ClaimRow {
   response_body: string | null;
 }
 
+/** One round trip: the claim, and — when it is refused — the record that refused it. */
+const CLAIM_KEY = compiledStatement<ClaimRow>(() => {
+  const t = idempotencyRecords;
+  const value = (name: string) => sql.placeholder(name);
+  // Both parts of the statement read the same snapshot, so `existing` is the record as it stood before.
+  return sql`
+    with claimed as (
+      insert into ${t} (client, key, claim, fingerprint, state, started_at)
+      values (${value('client')}, ${value('key')}, ${value('claim')}, ${value('fingerprint')}, 'in_progress', ${value('startedAt')}::timestamptz)
+      on conflict (client, key) do update set
+        claim = excluded.claim, fingerprint = excluded.fingerprint, state = 'in_progress', started_at = excluded.started_at,
+        completed_at = null, response_status = null, response_headers = null, response_body = null
+      where ${isExpired({ inProgress: value('staleInProgress'), completed: value('staleCompleted') })}
+      returning claim
+    )
+    select claimed.claim::text as claimed, existing.fingerprint, existing.state,
+           existing.response_status, existing.response_headers, existing.response_body
+    from (select 1) as one
+    left join claimed on true
+    left join ${t} as existing
+      on existing.client = ${value('client')} and existing.key = ${value('key')} and claimed.claim is null`;
+});
+
 /**
  * Claims an Idempotency-Key for this attempt in ONE statement, committed on
  * its own so concurrent attempts see it: a new key, an unfinished attempt
@@ -56,24 +79,15 @@ export async function claimIdempotencyKey({
     };
     // One round trip: the claim, and — when it is refused — the record that refused it. Both parts
     // of the statement read the same snapshot, so `existing` is the record as it stood before.
-    const t = idempotencyRecords;
-    const result = await ctx.db.execute(sql`
-      with claimed as (
-        insert into ${t} (client, key, claim, fingerprint, state, started_at)
-        values (${input.client}, ${input.key}, ${claim}, ${input.fingerprint}, 'in_progress', ${now.toISOString()}::timestamptz)
-        on conflict (client, key) do update set
-          claim = excluded.claim, fingerprint = excluded.fingerprint, state = 'in_progress', started_at = excluded.started_at,
-          completed_at = null, response_status = null, response_headers = null, response_body = null
-        where ${isExpired(stale)}
-        returning claim
-      )
-      select claimed.claim::text as claimed, existing.fingerprint, existing.state,
-             existing.response_status, existing.response_headers, existing.response_body
-      from (select 1) as one
-      left join claimed on true
-      left join ${t} as existing
-        on existing.client = ${input.client} and existing.key = ${input.key} and claimed.claim is null`);
-    const [row] = rowsOf<ClaimRow>(result);
+    const [row] = await CLAIM_KEY.run(ctx.db, {
+      client: input.client,
+      key: input.key,
+      claim,
+      fingerprint: input.fingerprint,
+      startedAt: now.toISOString(),
+      staleInProgress: stale.inProgress,
+      staleCompleted: stale.completed,
+    });
     if (row?.claimed === claim) {
       if (ctx.housekeeping.due('idempotency-records', now.getTime())) await sweepExpiredRecords(ctx, stale);
       return { kind: 'claimed', claim };
@@ -101,6 +115,15 @@ export async function claimIdempotencyKey({
   });
 }
 
+const COMPLETE_RECORD = compiledStatement<{ claim: string }>(() => {
+  const value = (name: string) => sql.placeholder(name);
+  return sql`update ${idempotencyRecords}
+    set state = 'completed', completed_at = ${value('completedAt')}::timestamptz, response_status = ${value('status')},
+        response_headers = ${value('headers')}::text::jsonb, response_body = ${value('body')}
+    where client = ${value('client')} and key = ${value('key')} and claim = ${value('claim')}
+    returning claim`;
+});
+
 /**
  * Stores the answer to replay, in the transaction that did the work, so the
  * work and its record commit together. Fails if the claim was taken over
@@ -113,17 +136,15 @@ export async function completeIdempotencyKey({
   ctx: ServiceContext;
   input: { client: string; key: string; claim: string; response: StoredResponse };
 }): Promise<void> {
-  const updated = await ctx.db
-    .update(idempotencyRecords)
-    .set({
-      state: 'completed',
-      completedAt: ctx.clock.now(),
-      responseStatus: input.response.status,
-      responseHeaders: input.response.headers,
-      responseBody: input.response.body,
-    })
-    .where(and(eq(idempotencyRecords.client, input.client), eq(idempotencyRecords.key, input.key), eq(idempotencyRecords.claim, input.claim)))
-    .returning({ claim: idempotencyRecords.claim });
+  const updated = await COMPLETE_RECORD.run(ctx.db, {
+    completedAt: ctx.clock.now().toISOString(),
+    status: input.response.status,
+    headers: JSON.stringify(input.response.headers),
+    body: input.response.body,
+    client: input.client,
+    key: input.key,
+    claim: input.claim,
+  });
   if (updated.length === 0) {
     throw new AppError('request-in-progress', {
       detail: 'This attempt took too long and another took over its Idempotency-Key; retry in a moment.',
@@ -145,7 +166,7 @@ export async function releaseIdempotencyKey({
 }
 
 /** A record nobody can use any more: an unfinished attempt past 60 seconds, or a completed one past 24 hours. */
-function isExpired(stale: { inProgress: string; completed: string }): SQL {
+function isExpired(stale: { inProgress: string | Placeholder; completed: string | Placeholder }): SQL {
   const t = idempotencyRecords;
   return sql`((${t.state} = 'in_progress' and ${t.startedAt} <= ${stale.inProgress}::timestamptz)
     or (${t.state} = 'completed' and ${t.completedAt} <= ${stale.completed}::timestamptz))`;

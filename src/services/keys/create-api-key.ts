@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema/index.ts';
 import type { Scope } from '../auth/caller.ts';
-import { ADVISORY_LOCKS, retainFirst } from '../retention.ts';
+import { ADVISORY_LOCKS, keepNewest, retainFirst } from '../retention.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
 import { endSubscriptionsOf } from '../webhooks/subscription-lifetime.ts';
 import { generateApiKey, hashApiKey } from './api-key-secret.ts';
 
 /** SPEC "Retention": only the newest 500 keys are kept. */
 const KEYS_RETAINED = 500;
+
+const KEY_RETENTION = keepNewest({ table: apiKeys, keep: KEYS_RETAINED, lockId: ADVISORY_LOCKS.apiKeys });
 const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 export interface CreatedApiKey {
@@ -39,13 +40,7 @@ export async function createApiKey({
   };
   await withTransaction(ctx, async (tx) => {
     await tx.db.insert(apiKeys).values({ ...created, keyHash: hashApiKey(key), createdAt: now });
-    const removed = await retainFirst(tx, {
-      table: apiKeys,
-      id: apiKeys.id,
-      order: sql`${apiKeys.createdAt} desc, ${apiKeys.id} desc`,
-      keep: KEYS_RETAINED,
-      lockId: ADVISORY_LOCKS.apiKeys,
-    });
+    const removed = await retainFirst(tx, KEY_RETENTION);
     // A subscription lives as long as its key: the keys retention removes take theirs along.
     await endSubscriptionsOf({ ctx: tx, input: { keyIds: removed } });
   });

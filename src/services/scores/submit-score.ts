@@ -1,15 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import { count, eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { compiledStatement } from '../../db/compiled-statement.ts';
 import { scores } from '../../db/schema/index.ts';
 import { SCORE_SUBMITTED } from '../../schemas/event-types.ts';
 import { recordEvent } from '../events/record-event.ts';
-import { ADVISORY_LOCKS, retainFirst } from '../retention.ts';
+import { ADVISORY_LOCKS, retainFirst, retentionRule, type RetentionRule } from '../retention.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
 import { GAME_IDS, type GameId } from '../../schemas/games.ts';
-import { beats, boardOrder } from './score-order.ts';
+import { boardOrder, countBeating } from './score-order.ts';
 
 /** SPEC "Retention": only the best 100 scores per game are kept. */
 const SCORES_RETAINED = 100;
+
+/** Each board's retention: its own order and lock. */
+const BOARD_RETENTION = Object.fromEntries(
+  GAME_IDS.map((game, index) => [
+    game,
+    retentionRule({ table: scores, id: scores.id, where: eq(scores.game, game), order: boardOrder(game), keep: SCORES_RETAINED, lockId: ADVISORY_LOCKS.scoresBase + index }),
+  ]),
+) as Record<GameId, RetentionRule>;
+
+const INSERT_SCORE = compiledStatement(() =>
+  sql`insert into ${scores} (id, game, initials, value, created_at)
+      values (${sql.placeholder('id')}, ${sql.placeholder('game')}, ${sql.placeholder('initials')}, ${sql.placeholder('value')}, ${sql.placeholder('createdAt')}::timestamptz)`,
+);
 
 export interface Score {
   id: string;
@@ -34,17 +48,10 @@ export async function submitScore({
   const createdAt = nowInMilliseconds(ctx);
   return withTransaction(ctx, async (tx) => {
     const id = randomUUID();
-    await tx.db.insert(scores).values({ id, ...input, createdAt });
-    const [better] = await tx.db.select({ count: count() }).from(scores).where(beats(input.game, input.value, createdAt));
-    const score: Score = { id, ...input, rank: 1 + (better?.count ?? 0), createdAt: createdAt.toISOString() };
-    await retainFirst(tx, {
-      table: scores,
-      id: scores.id,
-      where: eq(scores.game, input.game),
-      order: boardOrder(input.game),
-      keep: SCORES_RETAINED,
-      lockId: ADVISORY_LOCKS.scoresBase + GAME_IDS.indexOf(input.game),
-    });
+    const values = { id, game: input.game, initials: input.initials, value: input.value, createdAt: createdAt.toISOString() };
+    await INSERT_SCORE.run(tx.db, values);
+    const score: Score = { id, ...input, rank: 1 + (await countBeating(tx, values)), createdAt: values.createdAt };
+    await retainFirst(tx, BOARD_RETENTION[input.game]);
     await recordEvent({ ctx: tx, input: { type: SCORE_SUBMITTED, data: { ...score } } });
     return score;
   });

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { tasks, type TaskRow } from '../../db/schema/index.ts';
-import { ADVISORY_LOCKS, retainFirst } from '../retention.ts';
+import { ADVISORY_LOCKS, keepNewest, retainFirst } from '../retention.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
 
 /** SPEC "Retention": only the newest 200 tasks are kept. */
 export const TASKS_RETAINED = 200;
+
+const TASK_RETENTION = keepNewest({ table: tasks, keep: TASKS_RETAINED, lockId: ADVISORY_LOCKS.tasks });
 
 export interface CreateTaskInput {
   title: string;
@@ -20,13 +21,7 @@ export async function createTask({ ctx, input }: { ctx: ServiceContext; input: C
       .insert(tasks)
       .values({ id: randomUUID(), title: input.title, done: input.done ?? false, createdAt: now, updatedAt: now })
       .returning();
-    await retainFirst(tx, {
-      table: tasks,
-      id: tasks.id,
-      order: sql`${tasks.createdAt} desc, ${tasks.id} desc`,
-      keep: TASKS_RETAINED,
-      lockId: ADVISORY_LOCKS.tasks,
-    });
+    await retainFirst(tx, TASK_RETENTION);
     return row!;
   });
 }

@@ -1,4 +1,4 @@
-import { desc, eq, sql, type SQL } from 'drizzle-orm';
+import { desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { ServiceContext } from '../service-context.ts';
@@ -23,7 +23,7 @@ export interface Delivery {
  * `event`), so an event is never stored without its deliveries and it costs
  * no extra round trip.
  */
-export function deliveriesOfEvent(type: string, payload: string): SQL {
+export function deliveriesOfEvent(type: string | Placeholder, payload: string | Placeholder): SQL {
   return sql`insert into ${webhookDeliveries} (id, subscription_id, event_id, type, payload, status, attempts, next_attempt_at, created_at)
     select gen_random_uuid(), s.id, event.id, ${type}, ${payload}, 'pending', 0, event.created_at, event.created_at
     from event, ${webhookSubscriptions} s
