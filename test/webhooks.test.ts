@@ -61,7 +61,11 @@ describe('retries on the service\'s clock (the standard schedule, no waiting)', 
     const clock = new ManualClock(Date.now(), { timers: 'manual' });
     const timed = await startTestServer({ clock, env: { WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
     const own = await startWebhookReceiver();
-    own.respond = (_attempt, index) => (index < 2 ? 500 : 204);
+    // Each failure answers its own status, so the test waits for the record of *that* attempt: while an
+    // attempt is under way its delivery already counts it (leased, attempts + 1) and still shows the
+    // previous failure's status.
+    const FAILURES = [500, 503];
+    own.respond = (_attempt, index) => FAILURES[index] ?? 204;
     /** Moves the clock once the worker waits for its next poll (its one timer), so no poll is skipped. */
     const advanceWhenWaiting = async (ms: number) => {
       await vi.waitFor(() => expect(clock.pendingTimers).toBe(1), SETTLED);
@@ -73,11 +77,12 @@ describe('retries on the service\'s clock (the standard schedule, no waiting)', 
       await submitScore(timed.url, { game: 'demo', initials: 'CLK', value: 17 });
       await own.waitFor(1);
       const retry = async (attempts: number, wait: number) => {
+        const failedWith = FAILURES[attempts - 1];
         const failedAt = clock.now().getTime();
         let nextAttemptAt = 0;
         await vi.waitFor(async () => {
           const [delivery] = (await deliveries(timed, created.id, key)).body.items;
-          expect(delivery).toMatchObject({ status: 'pending', attempts, lastResponseStatus: 500 });
+          expect(delivery).toMatchObject({ status: 'pending', attempts, lastResponseStatus: failedWith });
           nextAttemptAt = Date.parse(delivery!.nextAttemptAt!);
         }, SETTLED);
         // The schedule's wait, with its ±20 % jitter.
