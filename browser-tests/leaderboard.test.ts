@@ -76,6 +76,9 @@ describe('the leaderboard page at /', () => {
     await page.keyboard.press('ArrowRight');
     await expect(page.getByRole('tab', { selected: true }).textContent()).resolves.toBe('Marble Maze');
     await expect(page.locator('#board-title').textContent()).resolves.toBe('Marble Maze');
+    // The stream's first message, which names the board too, has not changed the name.
+    await page.locator('#stream-status[data-state="live"]').waitFor();
+    await expect(page.locator('#board-title').textContent()).resolves.toBe('Marble Maze');
     await page.keyboard.press('End');
     await expect(page.getByRole('tab', { selected: true }).textContent()).resolves.toBe('Lab demo');
     await expect(page.locator('[role="tab"][tabindex="0"]').count()).resolves.toBe(1);

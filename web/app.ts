@@ -1,7 +1,7 @@
 import { createLabApiClient } from 'lab-api/client';
 import { apiBase, pointLinksAt } from './api-base.ts';
 import { renderBoard } from './board-view.ts';
-import { GAME_IDS, isGameId, renderGameTabs, type GameId } from './game-tabs.ts';
+import { GAME_IDS, GAMES, isGameId, renderGameTabs, type GameId } from './game-tabs.ts';
 import { wireScoreForm } from './score-form.ts';
 import { followBoard, type StreamState } from './score-stream.ts';
 
@@ -43,6 +43,8 @@ const fromHash = location.hash.slice(1);
 const selectGame = renderGameTabs(element('game-tabs'), element('board-panel'), isGameId(fromHash) ? fromHash : GAME_IDS[0], (game) => {
   if (current?.game === game) return;
   current?.stop();
+  // The new game's name at once: the previous game's must not stand above the new board while it loads.
+  board.title.textContent = GAMES[game].name;
   board.entries.replaceChildren();
   board.empty.hidden = true;
   current = { game, stop: followBoard(base, game, (update) => renderBoard(board, update), showState) };
