@@ -92,7 +92,25 @@ describe('request log', () => {
     expect(await service.stop()).toBe(0);
     const entries = service.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     const entry = entries.find((candidate) => candidate.reqId === 'log-line-check');
-    expect(entry).toMatchObject({ msg: 'request', method: 'GET', path: '/api/health', status: 200 });
+    expect(entry).toMatchObject({ msg: 'request', method: 'GET', path: '/api/health', status: 200, level: 30, service: 'lab-api' });
     expect(entry?.durationMs).toEqual(expect.any(Number));
+    expect(new Date(entry?.time as string).toISOString()).toBe(entry?.time);
+  });
+
+  it('keeps answering while the reader of its stdout takes nothing, and loses no line once it reads again', async () => {
+    const service = await startServiceProcess(storage);
+    // Our end of the pipe stops reading: the kernel's buffer (64 KiB) fills after a few hundred lines.
+    service.child.stdout!.pause();
+    const requests = 3000;
+    const statuses: number[] = [];
+    for (let sent = 0; sent < requests; sent += 50) {
+      const batch = Array.from({ length: 50 }, (_, index) => request(`${service.url}/api/health`, { headers: { 'X-Request-Id': `stalled-${sent + index}` } }));
+      for (const response of await Promise.all(batch)) statuses.push(response.status);
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(requests);
+    service.child.stdout!.resume();
+    expect(await service.stop()).toBe(0);
+    const logged = service.lines.filter((line) => line.includes('"reqId":"stalled-'));
+    expect(logged).toHaveLength(requests);
   });
 });

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../src/http/logger.ts';
+import { createLogger, requestLineWriter } from '../src/http/logger.ts';
 import { graphql } from './support/graphql-client.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey, exchangeForToken } from './support/keys-client.ts';
@@ -62,6 +62,45 @@ describe('errors in the log', () => {
     const entry = JSON.parse(written) as { err: { message: string } };
     expect(entry.err.message).toContain('select $1::integer as n');
     expect(written).not.toContain('SECRET-VALUE');
+  });
+});
+
+describe('the request line', () => {
+  const written = () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    return { lines, destination };
+  };
+
+  it('is the line pino writes for the same fields, key for key and in the same order', () => {
+    const ours = written();
+    const pinos = written();
+    // A client's own request id may hold quotes and backslashes; a path may hold anything a URL can.
+    const fields = ['id "quoted" \\ back', 'DELETE', '/api/tasks/%22x%22\\', 404, 1.234567] as const;
+    requestLineWriter(createLogger('info', ours.destination))(...fields);
+    createLogger('info', pinos.destination).info({ reqId: fields[0], method: fields[1], path: fields[2], status: fields[3], durationMs: 1.23 }, 'request');
+    expect(ours.lines).toHaveLength(1);
+    expect(ours.lines[0]!.endsWith('}\n')).toBe(true);
+    const withoutTime = (line: string) => {
+      const { time, ...rest } = JSON.parse(line) as Record<string, unknown>;
+      expect(new Date(time as string).toISOString()).toBe(time);
+      return rest;
+    };
+    const mine = withoutTime(ours.lines[0]!);
+    expect(Object.keys(mine)).toEqual(Object.keys(withoutTime(pinos.lines[0]!)));
+    expect(mine).toEqual(withoutTime(pinos.lines[0]!));
+    expect(mine).toMatchObject({ level: 30, service: 'lab-api', reqId: fields[0], path: fields[2], msg: 'request' });
+  });
+
+  it('is not written when info is off', () => {
+    const ours = written();
+    requestLineWriter(createLogger('warn', ours.destination))('quiet', 'GET', '/api/health', 200, 0.1);
+    expect(ours.lines).toEqual([]);
   });
 });
 

@@ -1,5 +1,3 @@
-// CommonJS: its class is a property of the module object.
-import sonicBoom from 'sonic-boom';
 import type { DestinationStream } from 'pino';
 
 /** Lines held in memory while stdout does not take them; past this, new lines are dropped. */
@@ -7,18 +5,14 @@ const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 export interface LogOutput {
   stream: DestinationStream;
-  /** Writes what is buffered and ends, waiting at most `timeoutMs`: shutdown must end whatever stdout does. */
+  /** Writes what is buffered, waiting at most `timeoutMs`: shutdown must end whatever stdout does. */
   close(timeoutMs: number): Promise<void>;
 }
 
 /**
  * Where the service's log lines go. On a terminal, pino-pretty's readable
  * lines when it is installed (a development dependency); otherwise JSON lines
- * on stdout, written asynchronously. A reader that stalls never stalls the
- * service: lines queue up to MAX_BUFFERED_BYTES, then are dropped. A reader
- * that goes away ends logging. pino's own destination would instead retry a
- * failed write for ever in its exit hook (sonic-boom's flushSync), so an
- * instance whose log pipe had closed never exited.
+ * on stdout.
  */
 export async function openLogOutput(): Promise<LogOutput> {
   if (process.stdout.isTTY) {
@@ -31,29 +25,51 @@ export async function openLogOutput(): Promise<LogOutput> {
   return jsonLinesOnStdout();
 }
 
+/**
+ * JSON lines on stdout, the lines of one turn of the event loop in one write.
+ *
+ * Node writes to a pipe or socket without blocking: what the reader has not
+ * taken waits in memory, so a reader that stalls never stalls the service;
+ * past MAX_BUFFERED_BYTES new lines are dropped. A reader that goes away
+ * (EPIPE) ends logging. A file is written synchronously, as a file can be.
+ * No thread pool is involved, unlike pino's own destination (sonic-boom),
+ * whose asynchronous writes go through libuv's pool and which measures its
+ * whole buffer again on every line: a tenth of a health check's CPU.
+ * Its exit hook also retried a failed write for ever (sonic-boom's
+ * flushSync), so an instance whose log pipe had closed never exited.
+ */
 function jsonLinesOnStdout(): LogOutput {
-  const boom = new sonicBoom.SonicBoom({ fd: 1, sync: false, maxLength: MAX_BUFFERED_BYTES });
+  const stdout = process.stdout;
   let open = true;
+  let pending: string[] = [];
   // EPIPE (the reader is gone) or any other write failure: nothing more can be logged.
-  boom.on('error', () => {
+  stdout.on('error', () => {
     open = false;
   });
+  const flush = () => {
+    const lines = pending;
+    if (lines.length === 0) return;
+    pending = [];
+    if (open && stdout.writableLength < MAX_BUFFERED_BYTES) stdout.write(lines.length === 1 ? lines[0]! : lines.join(''));
+  };
   return {
     stream: {
       write: (line: string) => {
-        if (open) boom.write(line);
+        if (!open) return;
+        if (pending.push(line) === 1) setImmediate(flush);
       },
     },
-    close: (timeoutMs) =>
-      new Promise<void>((resolve) => {
-        if (!open) return resolve();
-        open = false;
+    close: (timeoutMs) => {
+      flush();
+      open = false;
+      if (stdout.writableLength === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, timeoutMs);
-        boom.once('close', () => {
+        stdout.once('drain', () => {
           clearTimeout(timer);
           resolve();
         });
-        boom.end();
-      }),
+      });
+    },
   };
 }

@@ -46,3 +46,36 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     destination,
   );
 }
+
+/** Writes the one line a finished request leaves. */
+export type RequestLineWriter = (requestId: string, method: string, path: string, status: number, durationMs: number) => void;
+
+type LoggerInternals = Record<symbol, unknown>;
+
+/**
+ * The request line exactly as `log.info({ reqId, method, path, status,
+ * durationMs }, 'request')` writes it — same level, time, bindings and
+ * field order, to the same destination — built by one template instead of
+ * pino's walk over a merging object, and with the time formatted once per
+ * millisecond: the line is on every request, and pino's general path cost
+ * a tenth of a health check's CPU. Nothing when `info` is off.
+ */
+export function requestLineWriter(log: Logger): RequestLineWriter {
+  if (!log.isLevelEnabled('info')) return () => {};
+  const internals = log as unknown as LoggerInternals;
+  const destination = internals[pino.symbols.streamSym] as DestinationStream;
+  const bindings = internals[pino.symbols.chindingsSym] as string;
+  const level = log.levels.values.info;
+  let timeMs = 0;
+  let time = '';
+  return (requestId, method, path, status, durationMs) => {
+    const now = Date.now();
+    if (now !== timeMs) {
+      timeMs = now;
+      time = new Date(now).toISOString();
+    }
+    destination.write(
+      `{"level":${level},"time":"${time}"${bindings},"reqId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"durationMs":${Math.round(durationMs * 100) / 100},"msg":"request"}\n`,
+    );
+  };
+}
