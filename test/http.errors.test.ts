@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { jsonBody, request } from './support/http.ts';
+import { sendRaw } from './support/raw-http.ts';
 import { expectProblem } from './support/problem.ts';
 import { startTestServer, useTestServer } from './support/test-server.ts';
 
@@ -49,6 +50,17 @@ describe('framework-level failures are problems too', () => {
     });
     const problem = expectProblem(response, server.baseUrl, 'payload-too-large', 413, '/api/tasks');
     expect(problem.detail).toBe('Send at most 65536 bytes.');
+  });
+
+  it('a chunked body that grows past 64 KiB → 413 on a closing connection, nothing stored', async () => {
+    const title = `chunked ${Date.now()}`;
+    const body = Buffer.from(JSON.stringify({ title, padding: 'p'.repeat(70 * 1024) }));
+    const response = await sendRaw(server.url, { method: 'POST', target: '/api/tasks', headers: [['content-type', 'application/json'], ['transfer-encoding', 'chunked']], body });
+    expect(response.status).toBe(413);
+    expect(response.headers.connection).toBe('close');
+    expect(JSON.parse(response.body.toString())).toMatchObject({ type: `${server.baseUrl}/problems/payload-too-large`, detail: 'Send at most 65536 bytes.' });
+    const stored = await request<{ items: { title: string }[] }>(`${server.url}/api/tasks?limit=50`);
+    expect(stored.body.items.map((task) => task.title)).not.toContain(title);
   });
 
   it('a body of exactly 64 KiB is read', async () => {

@@ -53,6 +53,12 @@ describe('output checks', () => {
       const outputs = procedure._def.middlewares.filter((middleware) => middleware._type === 'output');
       expect(outputs, path).toHaveLength(1);
       expect(outputs[0]!.name, path).not.toBe('outputValidatorMiddleware');
+      expect(procedure._def.middlewares.at(-2), path).toBe(outputs[0]);
     }
+    // Off, the step is gone; on again, it is back in its place, once.
+    applyOutputChecks(appRouter, 'off');
+    for (const [path, procedure] of declaring) expect(procedure._def.middlewares.filter((middleware) => middleware._type === 'output'), path).toEqual([]);
+    applyOutputChecks(appRouter, 'on');
+    for (const [path, procedure] of declaring) expect(procedure._def.middlewares.at(-2)?._type, path).toBe('output');
   });
 });

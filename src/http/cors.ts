@@ -1,6 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { CorsOrigins } from '../config.ts';
-import { appendVary } from './vary.ts';
+import type { ResponseHeaders } from './response-headers.ts';
+import { appendVaryTo } from './vary.ts';
 
 /** What a page on another origin may read of our answers (DECISIONS "Browser clients (CORS)"). */
 export const EXPOSED_HEADERS =
@@ -15,10 +16,11 @@ export const PREFLIGHT_HEADERS = {
 } as const;
 
 /**
- * Adds the CORS headers to a response under /api and answers its preflight.
- * Returns true when the request was a preflight and has been answered.
+ * Adds the CORS headers to the headers of a response under /api. Returns true
+ * when the request is a preflight: its answer is 204 with those headers and
+ * PREFLIGHT_HEADERS.
  */
-export type ApplyCors = (req: IncomingMessage, res: ServerResponse) => boolean;
+export type ApplyCors = (req: IncomingMessage, headers: ResponseHeaders) => boolean;
 
 /**
  * Bearer tokens, never cookies, so no Allow-Credentials: with `*`, every
@@ -34,18 +36,17 @@ export function createCors(setting: CorsOrigins): ApplyCors {
       ? () => '*'
       : (origin: string | undefined) => (origin !== undefined && setting.origins.has(origin) ? origin : undefined);
 
-  return (req, res) => {
+  return (req, headers) => {
     const origin = req.headers.origin;
-    if (setting.allow === 'listed') appendVary(res, 'Origin');
+    if (setting.allow === 'listed') appendVaryTo(headers, 'Origin');
     const allowed = allowedOrigin(origin);
     if (allowed === undefined) return false;
-    res.setHeader('Access-Control-Allow-Origin', allowed);
+    headers['Access-Control-Allow-Origin'] = allowed;
     if (req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined) {
-      res.writeHead(204, PREFLIGHT_HEADERS);
-      res.end();
+      Object.assign(headers, PREFLIGHT_HEADERS);
       return true;
     }
-    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    headers['Access-Control-Expose-Headers'] = EXPOSED_HEADERS;
     return false;
   };
 }

@@ -8,11 +8,12 @@ import { authenticateRequest } from './authenticate-request.ts';
 import { clientAddressOf } from './client-address.ts';
 import type { GraphQLEndpoint } from './graphql-endpoint.ts';
 import { GRAPHQL_PATH } from './graphql-path.ts';
-import type { Logger } from './logger.ts';
+import { requestLineWriter, type Logger } from './logger.ts';
 import type { ServiceMetrics } from '../metrics/service-metrics.ts';
 import type { ApplyCors } from './cors.ts';
 import type { StaticContent } from './pages/static-content.ts';
 import { writeProblem } from './problem-response.ts';
+import { setHeadersOn, type ResponseHeaders } from './response-headers.ts';
 import { writeBody } from './write-body.ts';
 import { requestIdOf } from './request-id.ts';
 import { serveRestRoute } from './rest-adapter.ts';
@@ -59,6 +60,7 @@ const API_PREFIX = '/api/';
 export function createRequestHandler(options: RequestHandlerOptions): RequestHandler {
   const { router, service, scoreStreams, graphql, staticContent, metrics, cors, baseUrl, trustProxy, log, onResponseClosed } = options;
   const routes = buildRestRoutes(router);
+  const writeRequestLine = requestLineWriter(log);
 
   return async (req, res) => {
     const started = performance.now();
@@ -67,20 +69,24 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     const target = req.url ?? '/';
     const queryStart = target.indexOf('?');
     const rawPath = queryStart === -1 ? target : target.slice(0, queryStart);
-    const pathname = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
+    const pathname = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.replace(/\/+$/, '') : rawPath;
     const reading = method === 'GET' || method === 'HEAD';
     /** The route template this request reached, for the metrics. */
     let route = UNMATCHED_ROUTE;
-    res.setHeader('X-Request-Id', requestId);
-    res.once('close', () => {
+    /** Every answer's headers, gathered until it is written. */
+    const headers: ResponseHeaders = { 'X-Request-Id': requestId };
+    // 'close' comes once, whether the response was sent or abandoned.
+    res.on('close', () => {
       const durationMs = performance.now() - started;
-      log.info({ reqId: requestId, method, path: rawPath, status: res.statusCode, durationMs: Math.round(durationMs * 100) / 100 }, 'request');
+      writeRequestLine(requestId, method, rawPath, res.statusCode, durationMs);
       metrics?.requestFinished(route, method, res.statusCode, durationMs / 1000);
       onResponseClosed?.();
     });
     // Before anything can fail: errors and 429s carry the CORS headers too; a preflight counts against no limit.
-    if ((pathname === '/api' || pathname.startsWith(API_PREFIX)) && cors(req, res)) {
+    if ((pathname === '/api' || pathname.startsWith(API_PREFIX)) && cors(req, headers)) {
       route = PREFLIGHT_ROUTE;
+      res.writeHead(204, headers);
+      res.end();
       return;
     }
     const contextFor = (caller: Context['caller']): Context => ({
@@ -96,12 +102,14 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     try {
       if (pathname.startsWith(TRPC_PREFIX)) {
         route = TRPC_ROUTE;
+        setHeadersOn(res, headers);
         // Credential failures there answer in tRPC's own envelope.
         await serveTrpc({ router, req, res, pathname, search: queryStart === -1 ? '' : target.slice(queryStart + 1), requestId, createContext: async () => contextFor(await authenticateRequest(service, req)), log });
         return;
       }
       if (pathname === GRAPHQL_PATH) {
         route = GRAPHQL_PATH;
+        setHeadersOn(res, headers);
         // …and here in GraphQL's, after the request has counted against the limit.
         await graphql(req, res, { requestId, authenticate: () => authenticateRequest(service, req), contextFor });
         return;
@@ -110,12 +118,14 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       ctx = contextFor(req.headers.authorization === undefined ? undefined : await authenticateRequest(service, req));
       if (reading && staticContent.has(pathname)) {
         route = pathname;
+        setHeadersOn(res, headers);
         await staticContent.serve(req, res, pathname);
         return;
       }
       if (reading && metrics && pathname === METRICS_PATH) {
         route = METRICS_PATH;
         const { body, contentType } = await metrics.exposition();
+        setHeadersOn(res, headers);
         res.setHeader('Content-Type', contentType);
         res.setHeader('Cache-Control', 'no-store');
         writeBody(res, 200, body);
@@ -124,13 +134,14 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       const search = queryStart === -1 ? '' : target.slice(queryStart + 1);
       if (reading && pathname === SCORE_STREAM_PATH) {
         route = SCORE_STREAM_PATH;
+        setHeadersOn(res, headers);
         await scoreStreams.serve(req, res, new URLSearchParams(search), clientIdOf(ctx));
         return;
       }
       const match = matchRoute(routes, method, pathname);
       if (!match) throw new AppError('not-found', { detail: `No route for ${method} ${rawPath}.` });
       route = match.route.template;
-      await serveRestRoute({ match, req, res, search, ctx });
+      await serveRestRoute({ match, req, res, search, ctx, headers });
     } catch (thrown) {
       const failure = toAppError(thrown);
       if (failure.slug === 'internal') log.error({ reqId: requestId, err: failure.cause ?? failure }, 'unexpected failure');
@@ -139,8 +150,9 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
         res.destroy();
         return;
       }
-      // Headers the route earned before failing, such as its rate-limit count.
-      for (const [name, value] of Object.entries(ctx?.response.headers ?? {})) res.setHeader(name, value);
+      // The request's own headers, and what the route earned before failing, such as its rate-limit count.
+      setHeadersOn(res, headers);
+      if (ctx) setHeadersOn(res, ctx.response.headers);
       // The body was not read to its end: close rather than reuse the connection.
       if (failure.slug === 'payload-too-large') res.setHeader('Connection', 'close');
       writeProblem(res, failure, { baseUrl, instance: rawPath, requestId });

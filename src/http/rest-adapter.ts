@@ -9,8 +9,8 @@ import { successResponseOf } from '../procedures/success-response.ts';
 import { queryInput } from './query-input.ts';
 import { parseJsonBody, readBodyText } from './read-json-body.ts';
 import type { RestRoute, RouteMatch } from './rest-routes.ts';
-import { appendVary } from './vary.ts';
-import { writeBody } from './write-body.ts';
+import { writeResponse, type ResponseHeaders } from './response-headers.ts';
+import { appendVaryTo } from './vary.ts';
 
 /**
  * Serves one REST route by calling its tRPC procedure — the same procedure
@@ -26,12 +26,16 @@ export async function serveRestRoute(options: {
   /** The query string without its `?`; parsed only by a route that takes input from it. */
   search: string;
   ctx: Context;
+  /** The answer's headers so far (request id, CORS): the route's join them, written at once with the status. */
+  headers: ResponseHeaders;
 }): Promise<void> {
-  const { match, req, res, search, ctx } = options;
+  const { match, req, res, search, ctx, headers } = options;
   const { route } = match;
-  for (const [name, value] of Object.entries(route.http.fixedHeaders ?? {})) {
-    if (name === 'Vary') appendVary(res, value);
-    else res.setHeader(name, value);
+  // On every answer of the route, failures included.
+  for (const name in route.http.fixedHeaders) {
+    const value = route.http.fixedHeaders[name]!;
+    if (name === 'Vary') appendVaryTo(headers, value);
+    else headers[name] = value;
   }
 
   const { input, callContext } = inputOf(route, match.pathInput, req, search, ctx);
@@ -45,28 +49,25 @@ export async function serveRestRoute(options: {
     throw toAppError(error);
   }
 
-  for (const [name, value] of Object.entries(ctx.response.headers)) res.setHeader(name, value);
+  Object.assign(headers, ctx.response.headers);
   const { idempotent } = ctx.response;
   if (idempotent?.replayed) {
-    for (const [name, value] of Object.entries(idempotent.stored.headers)) res.setHeader(name, value);
-    res.setHeader('Idempotent-Replayed', 'true');
-    writeBody(res, idempotent.stored.status, idempotent.stored.body);
+    Object.assign(headers, idempotent.stored.headers);
+    headers['Idempotent-Replayed'] = 'true';
+    writeResponse(res, idempotent.stored.status, headers, idempotent.stored.body);
     return;
   }
-  for (const [name, value] of Object.entries(route.http.successHeaders ?? {})) res.setHeader(name, value);
+  if (route.http.successHeaders) Object.assign(headers, route.http.successHeaders);
   // An idempotent procedure's answer was built once already, to be stored: send those bytes.
   const response = idempotent?.stored ?? successResponseOf(route.http, data, ctx.response.headers);
-  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-  if (route.http.entityTag && route.method === 'GET') {
-    res.setHeader('Cache-Control', 'no-cache');
-    // Most reads send no If-None-Match: only one that does is parsed.
-    if (req.headers['if-none-match'] !== undefined && listMatches(readHeader(ifNoneMatchHeaderSchema, 'if-none-match', req.headers), response.headers.ETag!)) {
-      res.removeHeader('Content-Type');
-      writeBody(res, 304, '');
-      return;
-    }
-  }
-  writeBody(res, response.status, response.body);
+  const conditional = route.http.entityTag === true && route.method === 'GET';
+  if (conditional) headers['Cache-Control'] = 'no-cache';
+  // Most reads send no If-None-Match: only one that does is parsed.
+  const notModified =
+    conditional && req.headers['if-none-match'] !== undefined && listMatches(readHeader(ifNoneMatchHeaderSchema, 'if-none-match', req.headers), response.headers.ETag!);
+  // A 304 has no body, so no Content-Type.
+  for (const name in response.headers) if (!notModified || name !== 'Content-Type') headers[name] = response.headers[name]!;
+  writeResponse(res, notModified ? 304 : response.status, headers, notModified ? '' : response.body);
 }
 
 /**

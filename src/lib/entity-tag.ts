@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
-/** A strong entity tag derived from the exact JSON text of a representation. */
+/** A strong entity tag derived from the exact JSON text of a representation (one-shot hashing: no Hash object per tag). */
 export function entityTagOf(json: string): string {
-  return `"${createHash('sha1').update(json).digest('base64url')}"`;
+  return `"${hash('sha1', json, 'base64url')}"`;
 }
 
 export interface EntityTagList {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { withTransaction, type ServiceContext } from '../service-context.ts';
 import { parseIdempotencyKey } from './idempotency-key.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type StoredResponse } from './idempotency-records.ts';
@@ -38,7 +38,7 @@ export async function runIdempotent<T>({
   represent: (value: T) => StoredResponse;
 }): Promise<IdempotentOutcome<T>> {
   const key = parseIdempotencyKey(input.headers);
-  const fingerprint = createHash('sha256').update(`${input.method} ${input.path}\n${await input.body()}`).digest('hex');
+  const fingerprint = hash('sha256', `${input.method} ${input.path}\n${await input.body()}`, 'hex');
   const outcome = await claimIdempotencyKey({ ctx, input: { client: input.client, key, fingerprint } });
   if (outcome.kind === 'replay') return { replayed: true, stored: outcome.response };
 
