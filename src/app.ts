@@ -93,7 +93,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const metrics = config.metrics
     ? new ServiceMetrics({
         openScoreStreams: () => scoreStreams.openCount,
-        ...(gate ? { pool: { inUse: () => gate.inUse, queued: () => gate.queued } } : {}),
+        ...(gate ? { pool: { inUse: () => gate.connectionsInUse, queued: () => gate.queued } } : {}),
       })
     : undefined;
   if (gate && metrics) gate.onWaited = (ms) => metrics.queueWaited(ms / 1000);

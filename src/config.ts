@@ -80,6 +80,7 @@ const environmentSchema = z.object({
   WEBHOOK_POLL_MS: positiveInteger('milliseconds, default 1000').default(1000),
   WEBHOOK_TIMEOUT_MS: positiveInteger('milliseconds, default 10000').default(10000),
   DATABASE_POOL_MAX: positiveInteger('connections, default 10').default(10),
+  DATABASE_PIPELINE_DEPTH: positiveInteger('statements per busy connection, default 2').default(2),
   DATABASE_QUEUE_TIMEOUT_MS: positiveInteger('milliseconds, default 5000').default(5000),
   DATABASE_STATEMENT_TIMEOUT_MS: positiveInteger('milliseconds, default 10000').default(10000),
   DATABASE_CONNECT_TIMEOUT_MS: positiveInteger('milliseconds, default 5000').default(5000),
@@ -135,7 +136,14 @@ export type CorsOrigins = { allow: 'any' } | { allow: 'listed'; origins: Readonl
 export interface PoolSettings {
   /** Connections at most. */
   max: number;
-  /** A query that waits this long for a free connection fails as unavailable. */
+  /**
+   * Statements a connection may hold at once: while one runs, the next are
+   * already sent (postgres.js's pipelining), so a busy pool takes several
+   * statements per round trip. Behind a stuck statement each waits its own
+   * statement timeout, so depth × statementTimeoutMs is the longest one waits.
+   */
+  pipelineDepth: number;
+  /** A query that waits this long for a place on a connection fails as unavailable. */
   queueTimeoutMs: number;
   statementTimeoutMs: number;
   connectTimeoutMs: number;
@@ -168,6 +176,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
           url: env.DATABASE_URL,
           pool: {
             max: env.DATABASE_POOL_MAX,
+            pipelineDepth: env.DATABASE_PIPELINE_DEPTH,
             queueTimeoutMs: env.DATABASE_QUEUE_TIMEOUT_MS,
             statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
             connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,

@@ -40,7 +40,7 @@ describe('loadConfig', () => {
     expect(config.database).toEqual({
       kind: 'postgres',
       url: 'postgres://postgres@127.0.0.1:5432/test',
-      pool: { max: 10, queueTimeoutMs: 5000, statementTimeoutMs: 10000, connectTimeoutMs: 5000 },
+      pool: { max: 10, pipelineDepth: 2, queueTimeoutMs: 5000, statementTimeoutMs: 10000, connectTimeoutMs: 5000 },
     });
     expect(config.jwtSecret).toBeUndefined();
     expect(loadConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: 's'.repeat(32) }).jwtSecret).toBe('s'.repeat(32));
@@ -62,6 +62,7 @@ describe('loadConfig', () => {
     ['WEBHOOK_ALLOW_PRIVATE', '1', /^Invalid configuration: WEBHOOK_ALLOW_PRIVATE must be true or false/],
     ['WEBHOOK_RETRY_SCHEDULE_MS', '5,x', /^Invalid configuration: WEBHOOK_RETRY_SCHEDULE_MS must be a comma-separated list/],
     ['DATABASE_POOL_MAX', '0', /^Invalid configuration: DATABASE_POOL_MAX must be a positive integer/],
+    ['DATABASE_PIPELINE_DEPTH', '0', /^Invalid configuration: DATABASE_PIPELINE_DEPTH must be a positive integer/],
     ['DATABASE_QUEUE_TIMEOUT_MS', 'x', /^Invalid configuration: DATABASE_QUEUE_TIMEOUT_MS must be a positive integer/],
     ['IDEMPOTENCY_IN_PROGRESS_MS', '1e3', /^Invalid configuration: IDEMPOTENCY_IN_PROGRESS_MS must be a positive integer/],
     ['HTTP_HEADERS_TIMEOUT_MS', '-1', /^Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must be a positive integer/],

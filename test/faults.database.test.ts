@@ -132,6 +132,54 @@ describeOnPostgres('every connection is busy (pool exhaustion)', 'the database s
   });
 });
 
+describeOnPostgres('statements pipelined on a busy connection', 'the database server holds a lock, which an embedded database cannot be made to', () => {
+  let server: TestServer;
+  let locker: postgres.Sql;
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: { DATABASE_POOL_MAX: '2', DATABASE_PIPELINE_DEPTH: '3', DATABASE_QUEUE_TIMEOUT_MS: '20000', RATE_LIMIT_TASK_WRITES_ANON: '1000' },
+    });
+    locker = postgres(server.database.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+  });
+  afterAll(async () => {
+    await locker.end();
+    await server.stop();
+  });
+
+  /** A gauge of /metrics, e.g. db_queries_queued. */
+  const gauge = async (name: string) => {
+    const text = (await request<string>(`${server.url}/metrics`)).text;
+    return Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+  };
+
+  it('sends DATABASE_PIPELINE_DEPTH statements to each connection at once, queues the next, and answers them all', async () => {
+    const reserved = await locker.reserve();
+    await reserved`begin`;
+    await reserved`lock table tasks in access exclusive mode`;
+    let answers: Promise<Awaited<ReturnType<typeof bounded>>[]>;
+    try {
+      answers = Promise.all(Array.from({ length: 7 }, () => request(`${server.url}/api/tasks?limit=5`)));
+      // Three statements on each of the two connections (one running into the lock, two sent behind it), the seventh waiting for a place.
+      await vi.waitFor(async () => expect(await gauge('db_queries_queued')).toBe(1), { timeout: 5_000, interval: 50 });
+      expect(await gauge('db_connections_in_use')).toBe(2);
+    } finally {
+      await reserved`rollback`;
+      reserved.release();
+    }
+    expect((await answers).map((response) => response.status)).toEqual(Array.from({ length: 7 }, () => 200));
+    expect(await gauge('db_queries_queued')).toBe(0);
+  });
+
+  it('starts transactions on busy connections as well as statements: writes and reads together all succeed', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, index) =>
+        index % 2 === 0 ? request(`${server.url}/api/tasks`, { method: 'POST', ...jsonBody({ title: `pipelined ${index}` }) }) : request(`${server.url}/api/tasks?limit=5`),
+      ),
+    );
+    expect(answers.map((response) => response.status)).toEqual(Array.from({ length: 60 }, (_, index) => (index % 2 === 0 ? 201 : 200)));
+  });
+});
+
 describeOnPostgres('a connection is lost while it is being set up', 'the database server is made unreachable or its connections held, which an embedded database cannot be', () => {
   let behindProxy: ServerBehindProxy;
   let proxy: TcpProxy;

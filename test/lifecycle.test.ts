@@ -85,6 +85,20 @@ describeOnPostgres('several instances on one empty PostgreSQL database', 'severa
   });
 });
 
+describeOnPostgres('one PostgreSQL connection', 'the pool size is a setting of a PostgreSQL server only', () => {
+  it('starts on an empty database with DATABASE_POOL_MAX=1 (migrations and their lock do not wait for each other) and serves', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const service = await startServiceProcess({ ...fresh.env, DATABASE_POOL_MAX: '1' });
+      const { task } = await createTask(service.url, { title: 'through one connection' });
+      expect((await request(`${service.url}/api/tasks/${task.id}`)).status).toBe(200);
+      expect(await service.stop()).toBe(0);
+    } finally {
+      await fresh.drop();
+    }
+  });
+});
+
 describe('request log', () => {
   it('writes one JSON line per request with method, path, status, duration and request id', async () => {
     const service = await startServiceProcess(storage);

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import type { Options, PostgresType } from 'postgres';
 import { fileURLToPath } from 'node:url';
 import type { Config, PoolSettings } from '../config.ts';
 import { StartupError } from '../errors/startup-error.ts';
@@ -6,7 +7,6 @@ import { ConnectionGate } from './connection-gate.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Database } from './database.ts';
 import { preparedAndGated } from './prepared-and-gated.ts';
-import * as schema from './schema/index.ts';
 import { waitForPostgres } from './wait-for-postgres.ts';
 
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -52,7 +52,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     const client = await PGlite.create(dataDir, { postgresqlconf: EMBEDDED_SETTINGS }).catch((error: unknown) => {
       throw new StartupError(`Cannot open the embedded database in ${dataDir}: ${(error as Error).message}`);
     });
-    const db = drizzle(client, { schema });
+    const db = drizzle(client);
     return {
       db: db as unknown as Database,
       kind: 'pglite',
@@ -79,9 +79,14 @@ async function openPostgres(url: string, pool: PoolSettings): Promise<DatabaseHa
     import('drizzle-orm/postgres-js'),
     import('drizzle-orm/postgres-js/migrator'),
   ]);
-  const client = postgres(url, {
+  const options: Options<Record<string, PostgresType>> & { max_pipeline: number } = {
     max: pool.max,
-    idle_timeout: 30,
+    // Statements sent behind the one running (postgres.js reads the option but does not declare it).
+    max_pipeline: pool.pipelineDepth - 1,
+    // No idle timeout: the pool keeps its connections (at most DATABASE_POOL_MAX)
+    // until postgres.js's max lifetime (30 to 60 minutes) replaces them. Closing
+    // them after 30 s idle cost a timer set and cleared on every query, and a new
+    // connection after every quiet spell.
     connect_timeout: pool.connectTimeoutMs / 1000,
     onnotice: () => {},
     // postgres.js reads the server's array types as the first statement of
@@ -100,15 +105,16 @@ async function openPostgres(url: string, pool: PoolSettings): Promise<DatabaseHa
       // …and a transaction left open by a stalled client gives its locks back.
       idle_in_transaction_session_timeout: Math.max(pool.statementTimeoutMs, 30_000),
     },
-  });
+  };
+  const client = postgres(url, options);
   try {
     await waitForPostgres(client, url, pool.connectTimeoutMs);
   } catch (error) {
     await client.end({ timeout: 0 });
     throw error;
   }
-  const gate = new ConnectionGate(pool.max, pool.queueTimeoutMs);
-  const db = drizzle(preparedAndGated(client, gate), { schema });
+  const gate = new ConnectionGate(pool.max, pool.pipelineDepth, pool.queueTimeoutMs);
+  const db = drizzle(preparedAndGated(client, gate));
   return {
     db: db as unknown as Database,
     kind: 'postgres',
@@ -116,16 +122,18 @@ async function openPostgres(url: string, pool: PoolSettings): Promise<DatabaseHa
     migrate: async () => {
       // Instances started together on an empty database would race on
       // CREATE TABLE; the advisory lock lets one migrate while the rest wait.
-      const session = await client.reserve();
+      // It is held on a connection of its own: the migrations run on the pool,
+      // which may have just one (DATABASE_POOL_MAX=1 used to wait for itself).
+      const lock = postgres(url, { max: 1, onnotice: () => {}, fetch_types: false, connect_timeout: pool.connectTimeoutMs / 1000 });
       try {
-        await session`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+        await lock`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
         try {
           await migrate(db, { migrationsFolder });
         } finally {
-          await session`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
+          await lock`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
         }
       } finally {
-        session.release();
+        await lock.end({ timeout: 5 });
       }
     },
     close: () => client.end({ timeout: 5 }),

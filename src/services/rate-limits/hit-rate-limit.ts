@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { compiledQuery } from '../../db/compiled-statement.ts';
 import { rateLimitWindows } from '../../db/schema/index.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { prepared } from '../prepared-queries.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { limitPolicy, type LimitName, type LimitPolicy, type Requester } from './limit-policies.ts';
 
@@ -36,9 +36,9 @@ export async function hitRateLimit({
   const windowEnd = new Date(windowStart.getTime() + windowMs);
   const window = { name: policy.name, client: policy.client, windowStart };
   const [counted] =
-    cost <= policy.limit ? await countHits(ctx).execute({ ...window, windowEnd, cost, limit: policy.limit }) : [];
+    cost <= policy.limit ? await COUNT_HITS.run(ctx.db, { ...window, windowEnd, cost, limit: policy.limit }) : [];
   // A placeholder in a condition reaches the driver unmapped, and postgres.js wants the timestamp as text.
-  const hits = counted?.hits ?? (await currentHits(ctx).execute({ ...window, windowStart: windowStart.toISOString() }))[0]?.hits ?? 0;
+  const hits = counted?.hits ?? (await CURRENT_HITS.run(ctx.db, { ...window, windowStart: windowStart.toISOString() }))[0]?.hits ?? 0;
   // Now and then, a client's first request in a window clears a batch of ended windows.
   if (hits === cost && counted && ctx.housekeeping.due('rate-limit-windows', now)) await sweepEndedWindows(ctx, new Date(now));
   const outcome: RateLimitOutcome = {
@@ -58,8 +58,7 @@ export async function hitRateLimit({
 }
 
 /** Adds `cost` to the window's count only if the sum stays within `limit`; returns no row otherwise. */
-function countHits(ctx: ServiceContext) {
-  return prepared(ctx.db, 'rate_limit_hit', (db) =>
+const COUNT_HITS = compiledQuery((db) =>
     db
       .insert(rateLimitWindows)
       .values({
@@ -75,12 +74,10 @@ function countHits(ctx: ServiceContext) {
         setWhere: sql`${rateLimitWindows.hits} + excluded.hits <= ${sql.placeholder('limit')}::integer`,
       })
       .returning({ hits: rateLimitWindows.hits }),
-  );
-}
+);
 
 /** The window's count as it stands: read only for a refusal, to tell the client what is left. */
-function currentHits(ctx: ServiceContext) {
-  return prepared(ctx.db, 'rate_limit_current', (db) =>
+const CURRENT_HITS = compiledQuery((db) =>
     db
       .select({ hits: rateLimitWindows.hits })
       .from(rateLimitWindows)
@@ -91,8 +88,7 @@ function currentHits(ctx: ServiceContext) {
           eq(rateLimitWindows.windowStart, sql.placeholder('windowStart')),
         ),
       ),
-  );
-}
+);
 
 /** DECISIONS: the IETF RateLimit header fields, on every response of a limited route. */
 export function rateLimitHeaders(outcome: RateLimitOutcome): Record<string, string> {

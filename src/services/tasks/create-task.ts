@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { compiledQuery } from '../../db/compiled-statement.ts';
 import { tasks, type TaskRow } from '../../db/schema/index.ts';
 import { ADVISORY_LOCKS, keepNewest, retainFirst } from '../retention.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
@@ -7,6 +9,19 @@ import { nowInMilliseconds, withTransaction, type ServiceContext } from '../serv
 export const TASKS_RETAINED = 200;
 
 const TASK_RETENTION = keepNewest({ table: tasks, keep: TASKS_RETAINED, lockId: ADVISORY_LOCKS.tasks });
+
+const INSERT_TASK = compiledQuery((db) =>
+  db
+    .insert(tasks)
+    .values({
+      id: sql.placeholder('id'),
+      title: sql.placeholder('title'),
+      done: sql.placeholder('done'),
+      createdAt: sql.placeholder('createdAt'),
+      updatedAt: sql.placeholder('updatedAt'),
+    })
+    .returning(),
+);
 
 export interface CreateTaskInput {
   title: string;
@@ -17,10 +32,7 @@ export interface CreateTaskInput {
 export async function createTask({ ctx, input }: { ctx: ServiceContext; input: CreateTaskInput }): Promise<TaskRow> {
   const now = nowInMilliseconds(ctx);
   return withTransaction(ctx, async (tx) => {
-    const [row] = await tx.db
-      .insert(tasks)
-      .values({ id: randomUUID(), title: input.title, done: input.done ?? false, createdAt: now, updatedAt: now })
-      .returning();
+    const [row] = await INSERT_TASK.run(tx.db, { id: randomUUID(), title: input.title, done: input.done ?? false, createdAt: now, updatedAt: now });
     await retainFirst(tx, TASK_RETENTION);
     return row!;
   });

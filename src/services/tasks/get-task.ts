@@ -1,13 +1,13 @@
 import { eq, sql } from 'drizzle-orm';
 import { tasks, type TaskRow } from '../../db/schema/index.ts';
 import { AppError } from '../../errors/app-error.ts';
-import { prepared } from '../prepared-queries.ts';
+import { compiledQuery } from '../../db/compiled-statement.ts';
 import type { ServiceContext } from '../service-context.ts';
 
+const TASK_BY_ID = compiledQuery((db) => db.select().from(tasks).where(eq(tasks.id, sql.placeholder('id'))));
+
 export async function getTask({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<TaskRow> {
-  const [row] = await prepared(ctx.db, 'task_by_id', (db) =>
-    db.select().from(tasks).where(eq(tasks.id, sql.placeholder('id'))),
-  ).execute({ id: input.id });
+  const [row] = await TASK_BY_ID.run(ctx.db, { id: input.id });
   if (!row) throw taskNotFound(input.id);
   return row;
 }

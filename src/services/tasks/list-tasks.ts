@@ -1,6 +1,6 @@
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { compiledQuery } from '../../db/compiled-statement.ts';
 import { tasks, type TaskRow } from '../../db/schema/index.ts';
-import { prepared } from '../prepared-queries.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { decodeTaskCursor, encodeTaskCursor } from './task-cursor.ts';
 
@@ -22,6 +22,9 @@ export interface TaskListPage {
 /** SPEC's list order: newest first, ties by id; the cursor compares the same pair. */
 const NEWEST_FIRST = [desc(tasks.createdAt), desc(tasks.id)] as const;
 
+/** The first page of the whole list: the hot path. */
+const NEWEST_TASKS = compiledQuery((db) => db.select().from(tasks).orderBy(...NEWEST_FIRST).limit(sql.placeholder('limit')));
+
 /** Newest first, by cursor or by offset (SPEC listing rules 1–8). */
 export async function listTasks({ ctx, input }: { ctx: ServiceContext; input: ListTasksInput }): Promise<TaskListPage> {
   const conditions: SQL[] = [];
@@ -31,11 +34,8 @@ export async function listTasks({ ctx, input }: { ctx: ServiceContext; input: Li
     conditions.push(sql`(${tasks.createdAt}, ${tasks.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)`);
   }
   const offsetMode = input.offset !== undefined;
-  // The first page of the whole list is the hot path: prepared once.
   const fetched = conditions.length === 0 && !offsetMode
-    ? await prepared(ctx.db, 'tasks_newest', (db) =>
-        db.select().from(tasks).orderBy(...NEWEST_FIRST).limit(sql.placeholder('limit')),
-      ).execute({ limit: input.limit + 1 })
+    ? await NEWEST_TASKS.run(ctx.db, { limit: input.limit + 1 })
     : await ctx.db
     .select()
     .from(tasks)
