@@ -53,6 +53,14 @@ function describeDatabase(database: Config['database']): string {
   return `PostgreSQL database "${name}" on ${host}:${port}`;
 }
 
+/**
+ * Connections the kernel may hold for us before we accept them (it caps this at
+ * net.core.somaxconn). Node's 511 overflows when thousands of stream viewers
+ * reconnect at once — after a deploy, say — and each refused SYN is retried
+ * only after 1, 3, 7, 15… seconds.
+ */
+const LISTEN_BACKLOG = 4096;
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const refused = (error: NodeJS.ErrnoException) => {
@@ -62,7 +70,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
       else reject(error);
     };
     server.once('error', refused);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', refused);
       resolve();
     });
