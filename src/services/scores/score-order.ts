@@ -10,21 +10,35 @@ export function boardOrder(game: GameId): SQL {
   return sql`${scores.value} ${direction}, ${scores.createdAt} asc, ${scores.id} asc`;
 }
 
-/** SPEC "Rank": the scores of the game that beat a value submitted at a time — one statement per direction of the board. */
-const SCORES_BEATING = {
-  higher: compiledStatement<{ count: number }>(() => beatingQuery(sql`>`)),
-  lower: compiledStatement<{ count: number }>(() => beatingQuery(sql`<`)),
+/**
+ * SPEC "Rank": the score stored and the scores of its game that beat it
+ * counted, in one statement (one per direction of the board). The count reads
+ * the statement's snapshot, which does not hold the new row — and the new row
+ * never beats itself — so it counts exactly the others that beat it.
+ */
+const INSERT_COUNTING_BEATERS = {
+  higher: compiledStatement<{ count: number }>(() => insertCountingBeaters(sql`>`)),
+  lower: compiledStatement<{ count: number }>(() => insertCountingBeaters(sql`<`)),
 };
 
-function beatingQuery(better: SQL): SQL {
+function insertCountingBeaters(better: SQL): SQL {
+  const game = sql.placeholder('game');
   const value = sql.placeholder('value');
-  return sql`select count(*)::int as count from ${scores}
-    where ${scores.game} = ${sql.placeholder('game')}
-      and (${scores.value} ${better} ${value} or (${scores.value} = ${value} and ${scores.createdAt} < ${sql.placeholder('createdAt')}::timestamptz))`;
+  const createdAt = sql`${sql.placeholder('createdAt')}::timestamptz`;
+  return sql`with stored as (
+      insert into ${scores} (id, game, initials, value, created_at)
+      values (${sql.placeholder('id')}, ${game}, ${sql.placeholder('initials')}, ${value}, ${createdAt})
+    )
+    select count(*)::int as count from ${scores}
+    where ${scores.game} = ${game}
+      and (${scores.value} ${better} ${value} or (${scores.value} = ${value} and ${scores.createdAt} < ${createdAt}))`;
 }
 
-/** How many scores of `game` beat `value` submitted at `createdAt` (an ISO timestamp). */
-export async function countBeating(ctx: ServiceContext, score: { game: GameId; value: number; createdAt: string }): Promise<number> {
-  const [row] = await SCORES_BEATING[GAMES[score.game].better].run(ctx.db, score);
-  return row?.count ?? 0;
+/** Stores a score submitted at `createdAt` (an ISO timestamp) and answers its rank on its game's board. */
+export async function insertRanked(
+  ctx: ServiceContext,
+  score: { id: string; game: GameId; initials: string; value: number; createdAt: string },
+): Promise<number> {
+  const [row] = await INSERT_COUNTING_BEATERS[GAMES[score.game].better].run(ctx.db, score);
+  return 1 + (row?.count ?? 0);
 }

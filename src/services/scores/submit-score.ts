@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { eq, sql } from 'drizzle-orm';
-import { compiledStatement } from '../../db/compiled-statement.ts';
+import { eq } from 'drizzle-orm';
 import { scores } from '../../db/schema/index.ts';
 import { SCORE_SUBMITTED } from '../../schemas/event-types.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { ADVISORY_LOCKS, retainFirst, retentionRule, type RetentionRule } from '../retention.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
 import { GAME_IDS, type GameId } from '../../schemas/games.ts';
-import { boardOrder, countBeating } from './score-order.ts';
+import { boardOrder, insertRanked } from './score-order.ts';
 
 /** SPEC "Retention": only the best 100 scores per game are kept. */
 const SCORES_RETAINED = 100;
@@ -19,11 +18,6 @@ const BOARD_RETENTION = Object.fromEntries(
     retentionRule({ table: scores, id: scores.id, where: eq(scores.game, game), order: boardOrder(game), keep: SCORES_RETAINED, lockId: ADVISORY_LOCKS.scoresBase + index }),
   ]),
 ) as Record<GameId, RetentionRule>;
-
-const INSERT_SCORE = compiledStatement(() =>
-  sql`insert into ${scores} (id, game, initials, value, created_at)
-      values (${sql.placeholder('id')}, ${sql.placeholder('game')}, ${sql.placeholder('initials')}, ${sql.placeholder('value')}, ${sql.placeholder('createdAt')}::timestamptz)`,
-);
 
 export interface Score {
   id: string;
@@ -49,8 +43,7 @@ export async function submitScore({
   return withTransaction(ctx, async (tx) => {
     const id = randomUUID();
     const values = { id, game: input.game, initials: input.initials, value: input.value, createdAt: createdAt.toISOString() };
-    await INSERT_SCORE.run(tx.db, values);
-    const score: Score = { id, ...input, rank: 1 + (await countBeating(tx, values)), createdAt: values.createdAt };
+    const score: Score = { id, ...input, rank: await insertRanked(tx, values), createdAt: values.createdAt };
     await retainFirst(tx, BOARD_RETENTION[input.game]);
     await recordEvent({ ctx: tx, input: { type: SCORE_SUBMITTED, data: { ...score } } });
     return score;
