@@ -52,8 +52,11 @@ export async function lockForTransaction(ctx: ServiceContext, lockId: number): P
  * queue only for the delete and the commit, never for each other's inserts.
  */
 export async function retainFirst(ctx: ServiceContext, rule: RetentionRule): Promise<string[]> {
-  await lockForTransaction(ctx, rule.lockId);
-  return (await rule.trim.run(ctx.db, {})).map((row) => row.id);
+  // Sent together: the server runs the trim right after it grants the lock, in a
+  // statement of its own (so its snapshot follows the lock), and the lock waits
+  // on no round trip to us in between.
+  const [, trimmed] = await Promise.all([lockForTransaction(ctx, rule.lockId), rule.trim.run(ctx.db, {})]);
+  return trimmed.map((row) => row.id);
 }
 
 /** Advisory lock ids, one per serialised concern; any values, the same in every instance. */

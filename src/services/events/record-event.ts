@@ -42,9 +42,12 @@ export async function recordEvent({
 }): Promise<StoredEvent> {
   return withTransaction(ctx, async (tx) => {
     const now = nowInMilliseconds(tx);
-    await lockForTransaction(tx, ADVISORY_LOCKS.events);
     const payload = JSON.stringify({ type: input.type, timestamp: now.toISOString(), data: input.data });
-    const [row] = await INSERT_EVENT.run(tx.db, { type: input.type, data: JSON.stringify(input.data), createdAt: now.toISOString(), payload });
+    // Sent together, as retainFirst's lock and trim: the insert draws its id only after the lock is granted.
+    const [, [row]] = await Promise.all([
+      lockForTransaction(tx, ADVISORY_LOCKS.events),
+      INSERT_EVENT.run(tx.db, { type: input.type, data: JSON.stringify(input.data), createdAt: now.toISOString(), payload }),
+    ]);
     if (tx.housekeeping.due('events', now.getTime())) {
       await tx.db.execute(sql`
         delete from ${events} where ${events.id} in (
