@@ -14,9 +14,3 @@ export function setHeadersOn(res: ServerResponse, headers: Readonly<ResponseHead
   for (const name in headers) res.setHeader(name, headers[name]!);
 }
 
-/** Status, headers and body in one go: Content-Length from the body ('' for none). */
-export function writeResponse(res: ServerResponse, status: number, headers: ResponseHeaders, body: string): void {
-  if (body.length > 0) headers['Content-Length'] = String(Buffer.byteLength(body));
-  res.writeHead(status, headers);
-  res.end(body.length > 0 ? body : undefined);
-}

@@ -9,8 +9,9 @@ import { successResponseOf } from '../procedures/success-response.ts';
 import { queryInput } from './query-input.ts';
 import { parseJsonBody, readBodyText } from './read-json-body.ts';
 import type { RestRoute, RouteMatch } from './rest-routes.ts';
-import { writeResponse, type ResponseHeaders } from './response-headers.ts';
+import type { ResponseHeaders } from './response-headers.ts';
 import { appendVaryTo } from './vary.ts';
+import { writeBody } from './write-body.ts';
 
 /**
  * Serves one REST route by calling its tRPC procedure — the same procedure
@@ -54,7 +55,7 @@ export async function serveRestRoute(options: {
   if (idempotent?.replayed) {
     Object.assign(headers, idempotent.stored.headers);
     headers['Idempotent-Replayed'] = 'true';
-    writeResponse(res, idempotent.stored.status, headers, idempotent.stored.body);
+    writeBody(res, idempotent.stored.status, idempotent.stored.body, headers);
     return;
   }
   if (route.http.successHeaders) Object.assign(headers, route.http.successHeaders);
@@ -67,7 +68,7 @@ export async function serveRestRoute(options: {
     conditional && req.headers['if-none-match'] !== undefined && listMatches(readHeader(ifNoneMatchHeaderSchema, 'if-none-match', req.headers), response.headers.ETag!);
   // A 304 has no body, so no Content-Type.
   for (const name in response.headers) if (!notModified || name !== 'Content-Type') headers[name] = response.headers[name]!;
-  writeResponse(res, notModified ? 304 : response.status, headers, notModified ? '' : response.body);
+  writeBody(res, notModified ? 304 : response.status, notModified ? '' : response.body, headers);
 }
 
 /**

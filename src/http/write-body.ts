@@ -1,16 +1,14 @@
 import type { ServerResponse } from 'node:http';
+import type { ResponseHeaders } from './response-headers.ts';
 
 /**
  * The end of every answer written by hand: status, Content-Length and the
- * body ('' for none), headers already set. One place, so no answer forgets its
- * length or ends twice.
+ * body ('' for none), with `headers` — gathered for this answer — written in
+ * the same `writeHead` as the status, after those already set. One place, so
+ * no answer forgets its length or ends twice.
  */
-export function writeBody(res: ServerResponse, status: number, body: string | Buffer): void {
-  res.statusCode = status;
-  if (body.length === 0) {
-    res.end();
-    return;
-  }
-  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
-  res.end(body);
+export function writeBody(res: ServerResponse, status: number, body: string | Buffer, headers: ResponseHeaders = {}): void {
+  if (body.length > 0) headers['Content-Length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  res.writeHead(status, headers);
+  res.end(body.length > 0 ? body : undefined);
 }

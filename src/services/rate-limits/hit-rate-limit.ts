@@ -59,35 +59,35 @@ export async function hitRateLimit({
 
 /** Adds `cost` to the window's count only if the sum stays within `limit`; returns no row otherwise. */
 const COUNT_HITS = compiledQuery((db) =>
-    db
-      .insert(rateLimitWindows)
-      .values({
-        name: sql.placeholder('name'),
-        client: sql.placeholder('client'),
-        windowStart: sql.placeholder('windowStart'),
-        windowEnd: sql.placeholder('windowEnd'),
-        hits: sql.placeholder('cost'),
-      })
-      .onConflictDoUpdate({
-        target: [rateLimitWindows.name, rateLimitWindows.client, rateLimitWindows.windowStart],
-        set: { hits: sql`${rateLimitWindows.hits} + excluded.hits` },
-        setWhere: sql`${rateLimitWindows.hits} + excluded.hits <= ${sql.placeholder('limit')}::integer`,
-      })
-      .returning({ hits: rateLimitWindows.hits }),
+  db
+    .insert(rateLimitWindows)
+    .values({
+      name: sql.placeholder('name'),
+      client: sql.placeholder('client'),
+      windowStart: sql.placeholder('windowStart'),
+      windowEnd: sql.placeholder('windowEnd'),
+      hits: sql.placeholder('cost'),
+    })
+    .onConflictDoUpdate({
+      target: [rateLimitWindows.name, rateLimitWindows.client, rateLimitWindows.windowStart],
+      set: { hits: sql`${rateLimitWindows.hits} + excluded.hits` },
+      setWhere: sql`${rateLimitWindows.hits} + excluded.hits <= ${sql.placeholder('limit')}::integer`,
+    })
+    .returning({ hits: rateLimitWindows.hits }),
 );
 
 /** The window's count as it stands: read only for a refusal, to tell the client what is left. */
 const CURRENT_HITS = compiledQuery((db) =>
-    db
-      .select({ hits: rateLimitWindows.hits })
-      .from(rateLimitWindows)
-      .where(
-        and(
-          eq(rateLimitWindows.name, sql.placeholder('name')),
-          eq(rateLimitWindows.client, sql.placeholder('client')),
-          eq(rateLimitWindows.windowStart, sql.placeholder('windowStart')),
-        ),
+  db
+    .select({ hits: rateLimitWindows.hits })
+    .from(rateLimitWindows)
+    .where(
+      and(
+        eq(rateLimitWindows.name, sql.placeholder('name')),
+        eq(rateLimitWindows.client, sql.placeholder('client')),
+        eq(rateLimitWindows.windowStart, sql.placeholder('windowStart')),
       ),
+    ),
 );
 
 /** DECISIONS: the IETF RateLimit header fields, on every response of a limited route. */
