@@ -36,7 +36,7 @@ interface TypedQuery extends SQLWrapper {
 
 /** What Drizzle's builders keep of their selection (or `returning`): not in their public types. */
 interface SelectingQuery {
-  getSelectedFields(): Record<string, unknown>;
+  getSelectedFields(): Record<string, unknown> | undefined;
 }
 
 type Decoder = { mapFromDriverValue(value: unknown): unknown };
@@ -75,7 +75,9 @@ export function compiledQuery<Query extends TypedQuery>(
   let executorOfBuild: Executor | undefined;
   const statement = compiled<Query['_']['result'] extends (infer Row)[] ? Row : never>(() => {
     const query = build(executorOfBuild!);
-    return builtStatement(dialect.sqlToQuery(query.getSQL()), rowMapperOf((query as unknown as SelectingQuery).getSelectedFields()));
+    // An insert without `returning` selects nothing, and its run answers no rows.
+    const fields = (query as unknown as SelectingQuery).getSelectedFields();
+    return builtStatement(dialect.sqlToQuery(query.getSQL()), fields ? rowMapperOf(fields) : undefined);
   });
   return {
     run(executor, values) {

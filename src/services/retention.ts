@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { compiledStatement, type CompiledStatement } from '../db/compiled-statement.ts';
-import type { ServiceContext } from './service-context.ts';
+import type { ServiceContext, TransactionContext } from './service-context.ts';
 
 /** Which rows a collection keeps: the first `keep` in `order` (within `where`). */
 export interface RetentionRule {
@@ -52,11 +52,20 @@ export async function lockForTransaction(ctx: ServiceContext, lockId: number): P
  * queue only for the delete and the commit, never for each other's inserts.
  */
 export async function retainFirst(ctx: ServiceContext, rule: RetentionRule): Promise<string[]> {
+  return (await lockAndTrim(ctx, rule)).map((row) => row.id);
+}
+
+/** The same, for a transaction that need not know what was deleted: sent without waiting for the answers (see withTransaction). */
+export function retainFirstBeforeCommit(tx: TransactionContext, rule: RetentionRule): void {
+  tx.beforeCommit(lockAndTrim(tx, rule));
+}
+
+async function lockAndTrim(ctx: ServiceContext, rule: RetentionRule): Promise<{ id: string }[]> {
   // Sent together: the server runs the trim right after it grants the lock, in a
   // statement of its own (so its snapshot follows the lock), and the lock waits
   // on no round trip to us in between.
   const [, trimmed] = await Promise.all([lockForTransaction(ctx, rule.lockId), rule.trim.run(ctx.db, {})]);
-  return trimmed.map((row) => row.id);
+  return trimmed;
 }
 
 /** Advisory lock ids, one per serialised concern; any values, the same in every instance. */

@@ -11,6 +11,12 @@ export class TcpProxy {
   /** Set while the next new connection's first statement is to stop the proxy. */
   private stopAtFirstStatement: (() => void) | undefined;
   port = 0;
+  /**
+   * Times a client spoke after the server had (or for the first time), over
+   * every connection: the client's round trips. Statements pipelined in one
+   * write count once; each wait for an answer before the next statement, once more.
+   */
+  clientTurns = 0;
 
   /** The server's answers stop arriving (connections stay open). */
   goQuiet(): void {
@@ -54,7 +60,10 @@ export class TcpProxy {
         });
       }
       let chunksFromClient = 0;
+      let serverSpokeLast = true;
       client.on('data', (chunk: Buffer) => {
+        if (serverSpokeLast) this.clientTurns++;
+        serverSpokeLast = false;
         if (chunksFromClient++ === 1 && this.stopAtFirstStatement) {
           const stop = this.stopAtFirstStatement;
           this.stopAtFirstStatement = undefined;
@@ -65,6 +74,7 @@ export class TcpProxy {
       });
       client.on('end', () => upstream.end());
       upstream.on('data', (chunk: Buffer) => {
+        serverSpokeLast = true;
         if (this.silent) this.held.push(() => client.write(chunk));
         else client.write(chunk);
       });

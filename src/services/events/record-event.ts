@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { events } from '../../db/schema/index.ts';
 import { ADVISORY_LOCKS, lockForTransaction } from '../retention.ts';
 import { compiledStatement } from '../../db/compiled-statement.ts';
-import { nowInMilliseconds, onCommit, withTransaction, type ServiceContext } from '../service-context.ts';
+import { nowInMilliseconds, onCommit, type TransactionContext } from '../service-context.ts';
 import { deliveriesOfEvent } from '../webhooks/deliveries.ts';
 import type { StoredEvent } from './event-dispatcher.ts';
 
@@ -22,9 +22,21 @@ const INSERT_EVENT = compiledStatement<{ id: string; deliveries: number }>(() =>
     select event.id::text as id, (select count(*) from deliveries)::int as deliveries from event`;
 });
 
+/** A batch of events past their retention. */
+const PRUNE_EVENTS = compiledStatement(
+  () => sql`
+    delete from ${events} where ${events.id} in (
+      select ${events.id} from ${events}
+      where ${events.createdAt} < ${sql.placeholder('before')}::timestamptz
+      limit ${PRUNE_BATCH}
+    )`,
+);
+
 /**
  * Appends an event to the log with its webhook deliveries (the outbox), to be
- * dispatched once the transaction commits.
+ * dispatched once the transaction commits. Its statements are sent without
+ * waiting for their answers (see withTransaction): what the transaction sends
+ * next, and its COMMIT, follow them without a round trip.
  *
  * Readers follow the log by `id > last seen`, so ids must become visible in
  * increasing order. An identity value is drawn at insert time but becomes
@@ -33,31 +45,21 @@ const INSERT_EVENT = compiledStatement<{ id: string; deliveries: number }>(() =>
  * from the insert to the commit makes ids commit in order. Call this last in
  * the transaction, so the lock is held only for the commit.
  */
-export async function recordEvent({
-  ctx,
-  input,
-}: {
-  ctx: ServiceContext;
-  input: { type: string; data: Record<string, unknown> };
-}): Promise<StoredEvent> {
-  return withTransaction(ctx, async (tx) => {
-    const now = nowInMilliseconds(tx);
-    const payload = JSON.stringify({ type: input.type, timestamp: now.toISOString(), data: input.data });
-    // Sent together, as retainFirst's lock and trim: the insert draws its id only after the lock is granted.
-    const [, [row]] = await Promise.all([
-      lockForTransaction(tx, ADVISORY_LOCKS.events),
-      INSERT_EVENT.run(tx.db, { type: input.type, data: JSON.stringify(input.data), createdAt: now.toISOString(), payload }),
-    ]);
-    if (tx.housekeeping.due('events', now.getTime())) {
-      await tx.db.execute(sql`
-        delete from ${events} where ${events.id} in (
-          select ${events.id} from ${events}
-          where ${events.createdAt} < ${new Date(now.getTime() - EVENT_RETENTION_MS).toISOString()}::timestamptz
-          limit ${PRUNE_BATCH}
-        )`);
-    }
-    const event: StoredEvent = { id: Number(row!.id), type: input.type, data: input.data, createdAt: now };
-    if (row!.deliveries > 0) onCommit(tx, () => tx.dispatcher.eventStored(event));
-    return event;
-  });
+export function recordEvent({ ctx: tx, input }: { ctx: TransactionContext; input: { type: string; data: Record<string, unknown> } }): void {
+  const now = nowInMilliseconds(tx);
+  const payload = JSON.stringify({ type: input.type, timestamp: now.toISOString(), data: input.data });
+  // Sent together, as retainFirst's lock and trim: the insert draws its id only after the lock is granted.
+  const inserted = Promise.all([
+    lockForTransaction(tx, ADVISORY_LOCKS.events),
+    INSERT_EVENT.run(tx.db, { type: input.type, data: JSON.stringify(input.data), createdAt: now.toISOString(), payload }),
+  ]);
+  tx.beforeCommit(
+    inserted.then(([, [row]]) => {
+      const event: StoredEvent = { id: Number(row!.id), type: input.type, data: input.data, createdAt: now };
+      if (row!.deliveries > 0) onCommit(tx, () => tx.dispatcher.eventStored(event));
+    }),
+  );
+  if (tx.housekeeping.due('events', now.getTime())) {
+    tx.beforeCommit(PRUNE_EVENTS.run(tx.db, { before: new Date(now.getTime() - EVENT_RETENTION_MS).toISOString() }));
+  }
 }

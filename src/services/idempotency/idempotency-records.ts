@@ -3,7 +3,7 @@ import { and, eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { idempotencyRecords } from '../../db/schema/index.ts';
 import { compiledStatement } from '../../db/compiled-statement.ts';
 import { AppError } from '../../errors/app-error.ts';
-import type { ServiceContext } from '../service-context.ts';
+import type { ServiceContext, TransactionContext } from '../service-context.ts';
 
 /**
  * SPEC: a completed record is kept 24 hours. An unfinished first attempt frees
@@ -115,29 +115,47 @@ export async function claimIdempotencyKey({
   });
 }
 
-const COMPLETE_RECORD = compiledStatement<{ claim: string }>(() => {
+/**
+ * The SQLSTATE of the completion's refusal: a division by zero, which the
+ * statement makes itself when it found no record with its claim to complete.
+ */
+const CLAIM_TAKEN_OVER = '22012';
+
+/**
+ * Completes the record, or fails when the claim is no longer there: the check
+ * is the statement's own (`1 / 0`), because the commit follows it without
+ * waiting for its answer (see withTransaction), and a failed statement turns
+ * that commit into a rollback.
+ */
+const COMPLETE_RECORD = compiledStatement<{ completed: number }>(() => {
   const value = (name: string) => sql.placeholder(name);
-  return sql`update ${idempotencyRecords}
-    set state = 'completed', completed_at = ${value('completedAt')}::timestamptz, response_status = ${value('status')},
-        response_headers = ${value('headers')}::text::jsonb, response_body = ${value('body')}
-    where client = ${value('client')} and key = ${value('key')} and claim = ${value('claim')}
-    returning claim`;
+  return sql`
+    with completed as (
+      update ${idempotencyRecords}
+      set state = 'completed', completed_at = ${value('completedAt')}::timestamptz, response_status = ${value('status')},
+          response_headers = ${value('headers')}::text::jsonb, response_body = ${value('body')}
+      where client = ${value('client')} and key = ${value('key')} and claim = ${value('claim')}
+      returning claim
+    )
+    select 1 / count(*)::int as completed from completed`;
 });
 
 /**
  * Stores the answer to replay, in the transaction that did the work, so the
- * work and its record commit together. Fails if the claim was taken over
- * meanwhile (the attempt outlived 60 seconds), which rolls the work back.
+ * work and its record commit together: sent without waiting for its answer,
+ * behind the work's statements (see withTransaction). Fails if the claim was
+ * taken over meanwhile (the attempt outlived 60 seconds), which rolls the
+ * work back.
  */
-export async function completeIdempotencyKey({
-  ctx,
+export function completeIdempotencyKey({
+  ctx: tx,
   input,
 }: {
-  ctx: ServiceContext;
+  ctx: TransactionContext;
   input: { client: string; key: string; claim: string; response: StoredResponse };
-}): Promise<void> {
-  const updated = await COMPLETE_RECORD.run(ctx.db, {
-    completedAt: ctx.clock.now().toISOString(),
+}): void {
+  const completing = COMPLETE_RECORD.run(tx.db, {
+    completedAt: tx.clock.now().toISOString(),
     status: input.response.status,
     headers: JSON.stringify(input.response.headers),
     body: input.response.body,
@@ -145,11 +163,21 @@ export async function completeIdempotencyKey({
     key: input.key,
     claim: input.claim,
   });
-  if (updated.length === 0) {
-    throw new AppError('request-in-progress', {
-      detail: 'This attempt took too long and another took over its Idempotency-Key; retry in a moment.',
-    });
-  }
+  tx.beforeCommit(
+    completing.catch((error: unknown) => {
+      if (sqlStateOf(error) !== CLAIM_TAKEN_OVER) throw error;
+      throw new AppError('request-in-progress', {
+        detail: 'This attempt took too long and another took over its Idempotency-Key; retry in a moment.',
+        cause: error,
+      });
+    }),
+  );
+}
+
+/** The SQLSTATE of a failed statement (Drizzle wraps the driver's error). */
+function sqlStateOf(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  return typeof cause?.code === 'string' ? cause.code : undefined;
 }
 
 /** Forgets an attempt that did not succeed, so the key can be used again (SPEC rule 7). */

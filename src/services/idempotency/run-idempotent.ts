@@ -47,7 +47,7 @@ export async function runIdempotent<T>({
     return await withTransaction(ctx, async (tx) => {
       const value = await work(tx);
       const stored = represent(value);
-      await completeIdempotencyKey({ ctx: tx, input: { ...claim, response: stored } });
+      completeIdempotencyKey({ ctx: tx, input: { ...claim, response: stored } });
       return { replayed: false, stored, value };
     });
   } catch (error) {

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { scores } from '../../db/schema/index.ts';
 import { SCORE_SUBMITTED } from '../../schemas/event-types.ts';
 import { recordEvent } from '../events/record-event.ts';
-import { ADVISORY_LOCKS, retainFirst, retentionRule, type RetentionRule } from '../retention.ts';
+import { ADVISORY_LOCKS, retainFirstBeforeCommit, retentionRule, type RetentionRule } from '../retention.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
 import { GAME_IDS, type GameId } from '../../schemas/games.ts';
 import { boardOrder, insertRanked } from './score-order.ts';
@@ -44,8 +44,8 @@ export async function submitScore({
     const id = randomUUID();
     const values = { id, game: input.game, initials: input.initials, value: input.value, createdAt: createdAt.toISOString() };
     const score: Score = { id, ...input, rank: await insertRanked(tx, values), createdAt: values.createdAt };
-    await retainFirst(tx, BOARD_RETENTION[input.game]);
-    await recordEvent({ ctx: tx, input: { type: SCORE_SUBMITTED, data: { ...score } } });
+    retainFirstBeforeCommit(tx, BOARD_RETENTION[input.game]);
+    recordEvent({ ctx: tx, input: { type: SCORE_SUBMITTED, data: { ...score } } });
     return score;
   });
 }
