@@ -8,9 +8,21 @@ import { ManualClock } from './support/manual-clock.ts';
 import { describeOnPostgres } from './support/postgres-only.ts';
 import { expectProblem } from './support/problem.ts';
 import { startServerBehindProxy, type ServerBehindProxy } from './support/server-behind-proxy.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { useTestServer } from './support/test-server.ts';
 
 const SETTLED = { timeout: 5000, interval: 10 };
+const DEMO_BOARD_LOCK = ADVISORY_LOCKS.scoresBase + GAME_IDS.indexOf('demo');
+
+/** A second session takes the demo board's retention lock; the returned function gives it back. */
+async function holdDemoBoardLock(sql: postgres.Sql): Promise<() => Promise<void>> {
+  const reserved = await sql.reserve();
+  await reserved`begin`;
+  await reserved`select pg_advisory_xact_lock(${DEMO_BOARD_LOCK})`;
+  return async () => {
+    await reserved`rollback`;
+    reserved.release();
+  };
+}
 
 /**
  * Inside a write's transaction, every statement whose result the work does
@@ -53,32 +65,23 @@ describeOnPostgres('round trips to PostgreSQL per write', 'counts what the servi
 });
 
 describeOnPostgres('a pipelined statement that fails', 'a second PostgreSQL session holds the board lock until the statement times out', () => {
-  let server: TestServer;
+  const server = useTestServer({ env: { DATABASE_STATEMENT_TIMEOUT_MS: '300' } });
   let locker: postgres.Sql;
-  beforeAll(async () => {
-    server = await startTestServer({ env: { DATABASE_STATEMENT_TIMEOUT_MS: '300' } });
+  beforeAll(() => {
     locker = postgres(server.database.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
   });
-  afterAll(async () => {
-    await locker.end();
-    await server.stop();
-  });
+  afterAll(() => locker.end());
 
   it('is the answer (not the statements after it, which fail because it did), stores nothing, and frees the Idempotency-Key', async () => {
     const key = randomUUID();
     const submit = () => request(`${server.url}/api/scores`, { method: 'POST', ...jsonBody({ game: 'demo', initials: 'TMO', value: 42 }, { 'Idempotency-Key': key }) });
-    const boardLock = ADVISORY_LOCKS.scoresBase + GAME_IDS.indexOf('demo');
-
-    const reserved = await locker.reserve();
-    await reserved`begin`;
-    await reserved`select pg_advisory_xact_lock(${boardLock})`;
+    const releaseBoard = await holdDemoBoardLock(locker);
     try {
       // The board's lock times out; the trim, the event and the completion sent behind it fail as "current transaction is aborted".
       const problem = expectProblem(await submit(), server.baseUrl, 'unavailable', 503, '/api/scores');
       expect(problem.detail).toBe('The database cannot be reached right now; retry in a moment.');
     } finally {
-      await reserved`rollback`;
-      reserved.release();
+      await releaseBoard();
     }
 
     const [stored] = await locker`select count(*)::int as n from scores where initials = 'TMO'`;
@@ -94,38 +97,30 @@ describeOnPostgres('a pipelined statement that fails', 'a second PostgreSQL sess
 
 describeOnPostgres('a completion sent without waiting for its answer', 'a second PostgreSQL session holds the board lock while the key changes hands', () => {
   const clock = new ManualClock(Date.parse('2026-03-01T12:00:00.000Z'));
-  let server: TestServer;
+  const server = useTestServer({ clock });
   let locker: postgres.Sql;
-  beforeAll(async () => {
-    server = await startTestServer({ clock });
+  beforeAll(() => {
     locker = postgres(server.database.env.DATABASE_URL!, { max: 2, onnotice: () => {} });
   });
-  afterAll(async () => {
-    await locker.end();
-    await server.stop();
-  });
+  afterAll(() => locker.end());
 
   it('fails, and rolls its work back, when another attempt took the Idempotency-Key over meanwhile', async () => {
     const key = randomUUID();
     const submit = () => request(`${server.url}/api/scores`, { method: 'POST', ...jsonBody({ game: 'demo', initials: 'OVR', value: 9 }, { 'Idempotency-Key': key }) });
-    const boardLock = ADVISORY_LOCKS.scoresBase + GAME_IDS.indexOf('demo');
     const waitingForBoard = async (count: number) =>
       vi.waitFor(async () => {
-        const [waiting] = await locker`select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = ${boardLock} and not granted`;
+        const [waiting] = await locker`select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = ${DEMO_BOARD_LOCK} and not granted`;
         expect(waiting!.n).toBe(count);
       }, SETTLED);
 
-    const reserved = await locker.reserve();
-    await reserved`begin`;
-    await reserved`select pg_advisory_xact_lock(${boardLock})`;
+    const releaseBoard = await holdDemoBoardLock(locker);
     const first = submit();
     await waitingForBoard(1);
     // Past SPEC's 60 seconds, the unfinished first attempt's key is free to take.
     clock.advance(61_000);
     const second = submit();
     await waitingForBoard(2);
-    await reserved`rollback`;
-    reserved.release();
+    await releaseBoard();
 
     // The first gets the lock first; its completion finds the key taken and fails, and its commit becomes a rollback.
     const problem = expectProblem(await first, server.baseUrl, 'request-in-progress', 409, '/api/scores');
