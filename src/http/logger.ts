@@ -67,15 +67,27 @@ export function requestLineWriter(log: Logger): RequestLineWriter {
   const bindings = internals[pino.symbols.chindingsSym] as string;
   const level = log.levels.values.info;
   let timeMs = 0;
-  let time = '';
+  /** Everything before the request id, the same for every line of one millisecond. */
+  let head = '';
   return (requestId, method, path, status, durationMs) => {
     const now = Date.now();
     if (now !== timeMs) {
       timeMs = now;
-      time = new Date(now).toISOString();
+      head = `{"level":${level},"time":"${new Date(now).toISOString()}"${bindings},"reqId":`;
     }
     destination.write(
-      `{"level":${level},"time":"${time}"${bindings},"reqId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"durationMs":${Math.round(durationMs * 100) / 100},"msg":"request"}\n`,
+      `${head}${jsonString(requestId)},"method":${jsonString(method)},"path":${jsonString(path)},"status":${status},"durationMs":${Math.round(durationMs * 100) / 100},"msg":"request"}\n`,
     );
   };
+}
+
+/** Printable ASCII but the quote and the backslash: the JSON string is the text in quotes. */
+const NEEDS_NO_ESCAPING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * `JSON.stringify` of a string, without its general path for the strings a
+ * request line almost always holds (a UUID, a method, a plain path).
+ */
+function jsonString(text: string): string {
+  return NEEDS_NO_ESCAPING.test(text) ? `"${text}"` : JSON.stringify(text);
 }
