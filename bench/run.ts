@@ -6,7 +6,7 @@ import postgres from 'postgres';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { cpuSeconds, peakRssMiB, resetPeakRss, root, rssMiB, startServer } from './processes.ts';
-import { prepare, scenarios, type Scenario, type Target } from './scenarios.ts';
+import { expectedBody, prepare, scenarios, type Scenario, type Target } from './scenarios.ts';
 import { openStatementCounter, type StatementCounter } from './statement-counter.ts';
 
 /**
@@ -44,7 +44,14 @@ async function drive(target: Target, scenario: Scenario, seconds: number, statem
   resetPeakRss(pid);
   const statementsBefore = target.database ? await statements.count(target.database) : undefined;
   const cpuBefore = cpuSeconds(pid);
-  const result = await autocannon({ url: target.server.url, connections, duration: seconds, requests: [scenario.request(target)] });
+  const body = scenario.sameBody ? await expectedBody(target, scenario) : undefined;
+  const result = await autocannon({
+    url: target.server.url,
+    connections,
+    duration: seconds,
+    requests: [scenario.request(target)],
+    ...(body === undefined ? {} : { verifyBody: (received) => String(received ?? '') === body }),
+  });
   const cpu = cpuSeconds(pid) - cpuBefore;
   const statementsAfter = target.database ? await statements.count(target.database) : undefined;
   const expected = (result.statusCodeStats as Record<string, { count: number }> | undefined)?.[String(scenario.expect)]?.count ?? 0;
@@ -54,7 +61,7 @@ async function drive(target: Target, scenario: Scenario, seconds: number, statem
     rps: Math.round(total / seconds),
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: result.errors + result.timeouts + Math.max(0, total - expected),
+    errors: result.errors + result.timeouts + Math.max(0, total - expected) + result.mismatches,
     cpuUsPerRequest: perRequest(cpu * 1e6),
     statementsPerRequest: statementsBefore === undefined || statementsAfter === undefined ? undefined : perRequest(statementsAfter - statementsBefore),
     // Status line, headers and body as they came off the socket.

@@ -7,6 +7,8 @@ export interface Scenario {
   name: string;
   /** The status every answer must have; anything else counts as an error. */
   expect: number;
+  /** A read whose every answer has the body of the first: any other body counts as an error. */
+  sameBody?: true;
   request: (target: Target) => autocannon.Request;
 }
 
@@ -29,18 +31,20 @@ const SCORE = JSON.stringify({ game: 'demo', initials: 'BEN', value: 4242 });
 const json = { 'content-type': 'application/json' };
 
 export const scenarios: Scenario[] = [
-  { name: 'health', expect: 200, request: () => ({ method: 'GET', path: '/api/health' }) },
-  { name: 'get-task', expect: 200, request: (t) => ({ method: 'GET', path: `/api/tasks/${t.taskId}` }) },
-  { name: 'get-task-304', expect: 304, request: (t) => ({ method: 'GET', path: `/api/tasks/${t.taskId}`, headers: { 'if-none-match': t.taskTag } }) },
-  { name: 'list-tasks', expect: 200, request: () => ({ method: 'GET', path: '/api/tasks?limit=20' }) },
+  { name: 'health', expect: 200, sameBody: true, request: () => ({ method: 'GET', path: '/api/health' }) },
+  { name: 'get-task', expect: 200, sameBody: true, request: (t) => ({ method: 'GET', path: `/api/tasks/${t.taskId}` }) },
+  { name: 'get-task-304', expect: 304, sameBody: true, request: (t) => ({ method: 'GET', path: `/api/tasks/${t.taskId}`, headers: { 'if-none-match': t.taskTag } }) },
+  { name: 'list-tasks', expect: 200, sameBody: true, request: () => ({ method: 'GET', path: '/api/tasks?limit=20' }) },
   {
     name: 'trpc-newest',
     expect: 200,
+    sameBody: true,
     request: () => ({ method: 'GET', path: `/api/trpc/tasks.newest?input=${encodeURIComponent(JSON.stringify({ limit: 5 }))}` }),
   },
   {
     name: 'graphql-tasks',
     expect: 200,
+    sameBody: true,
     // GraphQL's limit (60 a minute per client) is not configurable: spread the load over many client addresses.
     request: () => ({
       method: 'POST',
@@ -84,3 +88,22 @@ export async function prepare(server: Server): Promise<Target> {
   return { server, taskId, taskTag, replayKey };
 }
 
+
+/**
+ * The body every answer of a `sameBody` scenario must have: one request made
+ * before the load, which must get the scenario's status. A server that answers
+ * something else under load (another route's answer, an error) shows as
+ * errors, not as a fast row.
+ */
+export async function expectedBody(target: Target, scenario: Scenario): Promise<string> {
+  const request = scenario.request(target);
+  const prepared = typeof request.setupRequest === 'function' ? (request.setupRequest(request, {}) as autocannon.Request) : request;
+  const response = await fetch(`${target.server.url}${prepared.path}`, {
+    method: prepared.method,
+    headers: prepared.headers as Record<string, string> | undefined,
+    body: prepared.body as string | undefined,
+  });
+  const body = await response.text();
+  if (response.status !== scenario.expect) throw new Error(`${scenario.name} on ${target.server.name}: ${response.status} instead of ${scenario.expect}: ${body.slice(0, 200)}`);
+  return body;
+}
