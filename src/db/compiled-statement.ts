@@ -1,7 +1,8 @@
 import { Column, DrizzleQueryError, is, Param, Placeholder, SQL, type Query, type SQLWrapper } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
+import { PgDialect, PgTimestamp } from 'drizzle-orm/pg-core';
 import type { Executor } from './database.ts';
 import { rowsOf } from './rows.ts';
+import { dateOfUtcTimestampText } from './timestamp-text.ts';
 
 /** Turns a query into its text; the same for PostgreSQL and PGlite (both speak pg-core). */
 const dialect = new PgDialect();
@@ -147,19 +148,29 @@ function valueOf(values: Values, name: string): unknown {
   return values[name];
 }
 
-/** Rows arrive as arrays of driver values in the selection's order; each becomes an object of decoded fields. */
+/**
+ * Rows arrive as arrays of driver values in the selection's order; each
+ * becomes an object of decoded fields, made by one object literal written for
+ * the selection, so every row of a statement has one shape from the start
+ * (a list of tasks reads them row after row). The names are the selection's
+ * own keys, written into the literal as JSON strings.
+ */
 function rowMapperOf(fields: Record<string, unknown>): RowMapper {
   const names = Object.keys(fields);
-  const decoders = names.map((name) => decoderOf(name, fields[name]));
-  return (rows) =>
-    rows.map((row) => {
-      const mapped: Record<string, unknown> = {};
-      for (let index = 0; index < names.length; index++) {
-        const value = row[index];
-        mapped[names[index]!] = value === null ? null : decoders[index]!.mapFromDriverValue(value);
-      }
-      return mapped;
-    });
+  // In a literal, a quoted "__proto__" would set the row's prototype rather than a field.
+  if (names.includes('__proto__')) throw new TypeError('compiledQuery cannot select a field named __proto__');
+  const decoders = names.map((name) => decodingFunctionOf(decoderOf(name, fields[name])));
+  const properties = names.map((name, index) => `${JSON.stringify(name)}: row[${index}] === null ? null : decoders[${index}](row[${index}])`);
+  const rowOf = new Function('decoders', `return (row) => ({ ${properties.join(', ')} });`)(decoders) as (row: unknown[]) => unknown;
+  return (rows) => rows.map(rowOf);
+}
+
+/** A column's decoding as a plain function; a timestamptz read as a Date by position when its text allows. */
+function decodingFunctionOf(decoder: Decoder): (value: unknown) => unknown {
+  const general = (value: unknown) => decoder.mapFromDriverValue(value);
+  // PgTimestamp is the `mode: 'date'` column (strings are PgTimestampString).
+  if (!is(decoder, PgTimestamp) || !decoder.withTimezone) return general;
+  return (value) => (typeof value === 'string' && dateOfUtcTimestampText(value)) || general(value);
 }
 
 function decoderOf(name: string, field: unknown): Decoder {
