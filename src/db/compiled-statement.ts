@@ -3,6 +3,7 @@ import { PgDialect, PgTimestamp } from 'drizzle-orm/pg-core';
 import type { Executor } from './database.ts';
 import { rowsOf } from './rows.ts';
 import { dateOfUtcTimestampText } from './timestamp-text.ts';
+import { isoTimestampOf } from '../lib/iso-timestamp.ts';
 
 /** Turns a query into its text; the same for PostgreSQL and PGlite (both speak pg-core). */
 const dialect = new PgDialect();
@@ -135,12 +136,19 @@ function parameterFiller(parameters: unknown[]): (values: Values) => unknown[] {
   const fillers = parameters.map((parameter): ((values: Values) => unknown) => {
     if (is(parameter, Placeholder)) return (values) => valueOf(values, parameter.name);
     if (is(parameter, Param) && is(parameter.value, Placeholder)) {
-      const { encoder, value: placeholder } = parameter;
-      return (values) => encoder.mapToDriverValue(valueOf(values, placeholder.name));
+      const { value: placeholder } = parameter;
+      const encode = encodingFunctionOf(parameter.encoder);
+      return (values) => encode(valueOf(values, placeholder.name));
     }
     return () => parameter;
   });
   return (values) => fillers.map((fill) => fill(values));
+}
+
+/** A column's encoding as a plain function; a timestamp's Date written as toISOString does, without V8's formatter. */
+function encodingFunctionOf(encoder: Param['encoder']): (value: unknown) => unknown {
+  if (is(encoder, PgTimestamp)) return (value) => isoTimestampOf(value as Date);
+  return (value) => encoder.mapToDriverValue(value);
 }
 
 function valueOf(values: Values, name: string): unknown {

@@ -1,5 +1,6 @@
 import type { DestinationStream } from 'pino';
 import { pino, type Logger } from 'pino';
+import { isoTimestampOf } from '../lib/iso-timestamp.ts';
 
 export type { Logger };
 
@@ -73,7 +74,7 @@ export function requestLineWriter(log: Logger): RequestLineWriter {
     const now = Date.now();
     if (now !== timeMs) {
       timeMs = now;
-      head = `{"level":${level},"time":"${new Date(now).toISOString()}"${bindings},"reqId":`;
+      head = `{"level":${level},"time":"${isoTimestampOf(new Date(now))}"${bindings},"reqId":`;
     }
     destination.write(
       `${head}${jsonString(requestId)},"method":${jsonString(method)},"path":${jsonString(path)},"status":${status},"durationMs":${Math.round(durationMs * 100) / 100},"msg":"request"}\n`,

@@ -4,6 +4,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { keyAlive } from './subscription-lifetime.ts';
 import { getSubscription } from './subscriptions.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 export interface Delivery {
   id: string;
@@ -47,7 +48,7 @@ export async function listDeliveries({ ctx, input }: { ctx: ServiceContext; inpu
     status: row.status,
     attempts: row.attempts,
     lastResponseStatus: row.lastResponseStatus,
-    nextAttemptAt: row.status === 'pending' ? (row.nextAttemptAt?.toISOString() ?? null) : null,
-    createdAt: row.createdAt.toISOString(),
+    nextAttemptAt: row.status === 'pending' && row.nextAttemptAt ? isoTimestampOf(row.nextAttemptAt) : null,
+    createdAt: isoTimestampOf(row.createdAt),
   }));
 }

@@ -7,6 +7,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { sendWebhook, USER_AGENT, type SendOutcome } from './send-webhook.ts';
 import { keyAlive } from './subscription-lifetime.ts';
 import { signWebhook } from './webhook-signature.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 /** Deliveries claimed per round; each round sends them side by side. */
 const CLAIM_BATCH = 10;
@@ -97,8 +98,8 @@ export class WebhookWorker implements EventDispatcher {
    */
   private async claim(): Promise<Claimed[]> {
     const { settings, clock, db } = this.service;
-    const now = clock.now().toISOString();
-    const leaseEnd = new Date(clock.now().getTime() + 2 * settings.webhooks.timeoutMs + 5_000).toISOString();
+    const now = isoTimestampOf(clock.now());
+    const leaseEnd = isoTimestampOf(new Date(clock.now().getTime() + 2 * settings.webhooks.timeoutMs + 5_000));
     const result = await db.execute(sql`
       with due as (
         select d.id, d.subscription_id, ${keyAlive(sql`s.owner_key_id`, sql`${now}::timestamptz`)} as alive
