@@ -12,7 +12,9 @@ const doNothing = () => {};
  * `Runtime_DefineKeyedOwnPropertyInLiteral` in `perf`: a health check 20 %
  * dearer for the process's life); after this warm-up, in none of the 20
  * measured (README, Performance). Which feedback it settles is V8's
- * business; that it does is measured.
+ * business; that it does at start is measured. It is no guarantee for a
+ * process's whole life: a few long-lived processes were found on the slow
+ * path later (README).
  */
 export function warmUpNextTick(): void {
   for (let tick = 0; tick < WARM_UP_TICKS; tick++) process.nextTick(doNothing);
