@@ -98,12 +98,14 @@ describe('processing order 5–7', () => {
     expect(response.status).toBe(200);
   });
 
-  it('survives fragment cycles and fragment fan-out', async () => {
+  it('survives fragment cycles and fragment fan-out: each is a 400, counted without expanding it', async () => {
     const cycle = await graphql(server.url, { query: 'fragment A on Task { id ...B } fragment B on Task { title ...A } { tasks { ...A } }' }, auth);
     expect(cycle.status).toBe(400);
     const fanOut = Array.from({ length: 30 }, (_, i) => `fragment F${i} on Task { ...F${i + 1} ...F${i + 1} }`).join('\n');
     const wide = await graphql(server.url, { query: `${fanOut}\nfragment F30 on Task { id }\n{ tasks { ...F0 } }` }, auth);
-    expect(wide.status).toBe(200);
+    expect(wide.status).toBe(400);
+    // tasks, and 2^30 ids under it.
+    expect(wide.body.errors).toEqual([expect.objectContaining({ message: `The operation selects ${2 ** 30 + 1} fields once its fragments are expanded, above the limit of 1000.` })]);
   });
 
   it('does not count introspection: the full introspection query passes', async () => {

@@ -1,0 +1,163 @@
+import { execute, getIntrospectionQuery, parse, validate } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { costLimit } from '../src/graphql/cost-limit.ts';
+import { schema } from '../src/graphql/schema.ts';
+import { aliased, aliasedSchemaTypeFields, aliasedSchemaTypes, chainedFragments, chainedFragmentsCount } from './support/costly-graphql.ts';
+import { GRAPHQL_CONTENT_TYPE, graphql } from './support/graphql-client.ts';
+import { bearer, createKey } from './support/keys-client.ts';
+import { startServiceProcess, type ServiceProcess } from './support/service-process.ts';
+import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
+import { useTestServer } from './support/test-server.ts';
+
+const costMessage = (count: number | bigint) => `The operation selects ${count} fields once its fragments are expanded, above the limit of 1000.`;
+const costErrorsOf = (query: string) => validate(schema, parse(query), [costLimit()]).map((error) => error.message);
+
+/** What GraphiQL asks for when it opens, with every option graphql-js offers. */
+const GRAPHIQL_INTROSPECTION = getIntrospectionQuery({
+  descriptions: true,
+  specifiedByUrl: true,
+  directiveIsRepeatable: true,
+  schemaDescription: true,
+  inputValueDeprecation: true,
+  oneOf: true,
+});
+
+describe('the cost rule: every field selection, fragments expanded where they are spread', () => {
+  it('admits 1000 selections and refuses 1001, naming the count and the limit', () => {
+    // 25 spreads of 40 aliased __typename: 1,000; one more field at the top: 1,001.
+    const fragment = `fragment F on Query { ${aliased(40, '__typename')} }`;
+    const spreads = Array.from({ length: 25 }, () => '...F').join(' ');
+    expect(costErrorsOf(`{ ${spreads} } ${fragment}`)).toEqual([]);
+    expect(costErrorsOf(`{ ${spreads} __typename } ${fragment}`)).toEqual([costMessage(1001)]);
+  });
+
+  it('counts aliases, __typename and introspection fields, and inline fragments add none of their own', () => {
+    // __schema, types, name, fields, name: 5 per alias.
+    const query = `{ ${aliased(200, '__schema { types { name fields { name } } }')} ... on Query { __typename } }`;
+    expect(costErrorsOf(query)).toEqual([costMessage(1001)]);
+  });
+
+  it('counts a fragment again at every place it is spread, however deep', () => {
+    expect(costErrorsOf(chainedFragments(3))).toEqual([costMessage(chainedFragmentsCount(3))]);
+    expect(costErrorsOf(chainedFragments(5))).toEqual([costMessage(chainedFragmentsCount(5))]);
+  });
+
+  it('counts exactly beyond 2^53: forty fragments doubling each other', () => {
+    const fragments = Array.from({ length: 60 }, (_, i) => `fragment D${i} on __Type { ${i === 59 ? 'a: name b: name' : `a: ofType { ...D${i + 1} } b: ofType { ...D${i + 1} }`} }`);
+    // D59 selects 2; each level above 2 × (1 + below): 2^61 - 2 under D0, plus __type.
+    expect(costErrorsOf(`{ __type(name: "Query") { ...D0 } } ${fragments.join(' ')}`)).toEqual([costMessage(2n ** 61n - 1n)]);
+  });
+
+  it('leaves the standard introspection query well within the limit', () => {
+    expect(costErrorsOf(getIntrospectionQuery())).toEqual([]);
+    expect(costErrorsOf(GRAPHIQL_INTROSPECTION)).toEqual([]);
+  });
+});
+
+describe('over HTTP', () => {
+  const server = useTestServer();
+  let auth: Record<string, string>;
+  beforeAll(async () => {
+    auth = bearer((await createKey(server.url, { name: 'cost' })).key);
+  });
+
+  it.each([3, 4, 5])('the round\'s chained fragments with %i aliases a level: 400 with the count and the limit, nothing run', async (aliases) => {
+    const response = await graphql(server.url, { query: chainedFragments(aliases) }, auth);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toBe(GRAPHQL_CONTENT_TYPE);
+    expect(response.body.data).toBeUndefined();
+    expect(response.body.errors).toEqual([expect.objectContaining({ message: costMessage(chainedFragmentsCount(aliases)) })]);
+  });
+
+  it('the standard introspection query that GraphiQL sends still gets its 200', async () => {
+    const response = await graphql(server.url, { query: GRAPHIQL_INTROSPECTION }, auth);
+    expect(response.status).toBe(200);
+    expect(response.body.errors).toBeUndefined();
+    expect(response.body.data).toHaveProperty('__schema.queryType.name', 'Query');
+  });
+
+  it('introspection answered in its own thread is the schema\'s own answer, byte for byte', async () => {
+    const response = await graphql(server.url, { query: GRAPHIQL_INTROSPECTION }, auth);
+    expect(response.text).toBe(JSON.stringify(execute({ schema, document: parse(GRAPHIQL_INTROSPECTION) })));
+  });
+
+  it('a query mixing schema fields with others answers each in the order asked, fragments and @skip as written', async () => {
+    const query = `query Mixed($skip: Boolean!) {
+      first: tasks(limit: 1) { id }
+      ...Top
+      __typename
+      skipped: __schema @skip(if: $skip) { queryType { name } }
+      ... on Query @include(if: true) { kinds: __type(name: "Task") { kind } last: tasks(limit: 1) { title } }
+    }
+    fragment Top on Query { s: __schema { queryType { name } } board: leaderboard(game: demo) { name } }`;
+    const response = await graphql(server.url, { query, variables: { skip: true } }, auth);
+    expect(response.status).toBe(200);
+    expect(response.body.errors).toBeUndefined();
+    const data = response.body.data!;
+    expect(Object.keys(data)).toEqual(['first', 's', 'board', '__typename', 'kinds', 'last']);
+    expect(data).toMatchObject({ s: { queryType: { name: 'Query' } }, board: { name: 'Lab demo' }, __typename: 'Query', kinds: { kind: 'OBJECT' } });
+  });
+
+  it('variables that do not fit a schema field\'s query get the usual errors', async () => {
+    const response = await graphql(server.url, { query: 'query($name: String!) { __type(name: $name) { name } }', variables: { name: 7 } }, auth);
+    expect(response.body.data).toBeUndefined();
+    expect(response.body.errors).toEqual([expect.objectContaining({ message: expect.stringContaining('"$name"') })]);
+  });
+
+  it('DECISIONS\' example of the most expensive admitted document is admitted and answered', async () => {
+    const response = await graphql(server.url, { query: aliasedSchemaTypes() }, auth);
+    expect(response.status).toBe(200);
+    const data = response.body.data as Record<string, { types: Record<string, string>[] }>;
+    expect(Object.keys(data)).toHaveLength(24);
+    expect(Object.keys(data.s0!.types[0]!)).toHaveLength(40);
+  });
+});
+
+/**
+ * The same instance's event loop, measured from outside it: the service in a
+ * process of its own, the most expensive documents the limits admit sent
+ * several at a time, and /api/health asked again and again meanwhile.
+ */
+describe('while the most expensive admitted documents are answered', () => {
+  const HEALTH_WITHIN_MS = 100;
+  let database: TestDatabase;
+  let service: ServiceProcess;
+  let auth: Record<string, string>;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    service = await startServiceProcess({ ...database.env, JWT_SECRET: 'cost-test-signing-secret-0123456789abcdef' });
+    auth = bearer((await createKey(service.url, { name: 'heavy' })).key);
+    // Warm: the first answers of a fresh process run cold code.
+    for (const query of [aliasedSchemaTypes(), aliasedSchemaTypeFields()]) await graphql(service.url, { query }, auth);
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  it.each([
+    ['DECISIONS\' example (24 aliased __schema { types { … } }, 987 fields)', aliasedSchemaTypes()],
+    ['every type\'s fields under 10 aliased __schema (1,000 fields)', aliasedSchemaTypeFields()],
+  ])('/api/health answers within 100 ms: %s, 8 at a time', async (_name, query) => {
+    let heavyDone = false;
+    const healthTimes: number[] = [];
+    const health = (async () => {
+      while (!heavyDone) {
+        const started = performance.now();
+        const response = await fetch(`${service.url}/api/health`);
+        await response.text();
+        healthTimes.push(performance.now() - started);
+        expect(response.status).toBe(200);
+      }
+    })();
+    const statuses: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      statuses.push(...(await Promise.all(Array.from({ length: 8 }, async () => (await graphql(service.url, { query }, auth)).status))));
+    }
+    heavyDone = true;
+    await health;
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    expect(healthTimes.length).toBeGreaterThan(3);
+    expect(Math.max(...healthTimes)).toBeLessThan(HEALTH_WITHIN_MS);
+  });
+});
