@@ -89,7 +89,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const graphqlEndpoint = afterListening.then(async () => (await import('./http/graphql-endpoint.ts')).createGraphQLEndpoint(log));
   const openApiJson = afterListening.then(async () => JSON.stringify((await import('./http/api-document.ts')).buildApiDocument(appRouter, config.baseUrl)));
   graphqlEndpoint.catch((error: unknown) => log.error({ err: error }, 'GraphQL could not be set up'));
-  const graphql: GraphQLEndpoint = async (req, res, request) => (await graphqlEndpoint)(req, res, request);
+  const graphql: GraphQLEndpoint = async (req, res, request) => (await graphqlEndpoint).endpoint(req, res, request);
   const database = await openDatabase(config.database);
   try {
     await database.migrate();
@@ -193,6 +193,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       clearTimeout(grace);
       // Sends under way finish (bounded by their timeout); the rest stay pending for the next start.
       await webhooks.stop();
+      await (await graphqlEndpoint.catch(() => undefined))?.close();
       await database.close();
       log.info('stopped');
     })();

@@ -1,10 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { introspectionFromSchema } from 'graphql';
 import { createYoga, maskError } from 'graphql-yoga';
 import { AppError } from '../errors/app-error.ts';
 import { toAppError } from '../errors/to-app-error.ts';
 import type { GraphQLContext } from '../graphql/builder.ts';
 import { countLimitedFields } from '../graphql/count-limited-fields.ts';
 import { graphqlErrorBody, toGraphQLError, type GraphQLErrorBody } from '../graphql/graphql-error.ts';
+import { heavyOperationsTakeTurns } from '../graphql/heavy-operations-take-turns.ts';
+import { introspectionOffThread } from '../graphql/introspection/introspection-off-thread.ts';
+import { IntrospectionThread } from '../graphql/introspection/introspection-thread.ts';
 import { logResolverFailures } from '../graphql/log-resolver-failures.ts';
 import { rulesAfterValidation } from '../graphql/rules-after-validation.ts';
 import { schema } from '../graphql/schema.ts';
@@ -51,7 +55,14 @@ export interface GraphQLRequest {
  */
 export type GraphQLEndpoint = (req: IncomingMessage, res: ServerResponse, request: GraphQLRequest) => Promise<void>;
 
-export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
+/** The endpoint, and how to end the thread it answers introspection in. */
+export interface GraphQLService {
+  endpoint: GraphQLEndpoint;
+  close(): Promise<void>;
+}
+
+export function createGraphQLEndpoint(log: Logger): GraphQLService {
+  const introspection = new IntrospectionThread(introspectionFromSchema(schema), (error) => log.error({ err: error }, 'the introspection thread stopped'));
   const yoga = createYoga<GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -62,6 +73,10 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
     plugins: [
       rulesAfterValidation,
       countLimitedFields((ctx, error) => log.error({ reqId: ctx.requestId, err: error }, 'graphql limit count failed')),
+      // After the limits: an operation they refuse does not wait for its turn.
+      heavyOperationsTakeTurns(),
+      // Inside the turn's execution: only what runs here takes a turn.
+      introspectionOffThread(introspection),
       logResolverFailures((ctx, error, path) => log.error({ reqId: ctx.requestId, err: error, path: path?.join('.') }, 'graphql resolver failed')),
     ],
   });
@@ -74,7 +89,7 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
 
   const errors = (...list: GraphQLError[]) => JSON.stringify({ errors: list });
 
-  return async (req, res, request) => {
+  const endpoint: GraphQLEndpoint = async (req, res, request) => {
     try {
       const verified = await request.authenticate().then(
         (caller) => ({ caller, failure: undefined }),
@@ -94,6 +109,7 @@ export function createGraphQLEndpoint(log: Logger): GraphQLEndpoint {
       send(res, failure.status, errors(graphqlErrorBody(failure)), failure.headers);
     }
   };
+  return { endpoint, close: () => introspection.close() };
 
   async function answer(req: IncomingMessage, res: ServerResponse, context: Context, authError: AppError | undefined): Promise<void> {
     // Every request counts, whatever its method or outcome (DECISIONS).
