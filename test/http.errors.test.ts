@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { jsonBody, request } from './support/http.ts';
@@ -61,6 +63,21 @@ describe('framework-level failures are problems too', () => {
     expect(JSON.parse(response.body.toString())).toMatchObject({ type: `${server.baseUrl}/problems/payload-too-large`, detail: 'Send at most 65536 bytes.' });
     const stored = await request<{ items: { title: string }[] }>(`${server.url}/api/tasks?limit=50`);
     expect(stored.body.items.map((task) => task.title)).not.toContain(title);
+  });
+
+  // A client that declares 100 KB and sends 1 KB: the answer must not wait for the rest, and the
+  // connection must not stay open reading it (up to HTTP_REQUEST_TIMEOUT_MS, 30 s, the test's own bound).
+  it.each(['/api/tasks', '/api/trpc/tasks.create', '/api/graphql'])('a declared body over 64 KiB on %s → 413 with Connection: close, and the server closes at once', async (path) => {
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    const closed = once(socket, 'close');
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"title":"${'x'.repeat(1000)}`);
+    await closed;
+    const [head] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 413 /);
+    expect(head!.toLowerCase()).toContain('connection: close');
   });
 
   it('a body of exactly 64 KiB is read', async () => {
