@@ -19,6 +19,16 @@ export const TRPC_PREFIX = '/api/trpc/';
 /** DECISIONS "tRPC batches": at most this many calls per HTTP request. */
 const MAX_BATCH_CALLS = 10;
 
+/**
+ * Headers a refusal carries: the methods there are; and for a body too large,
+ * that the connection ends — its body was not read to the end (DECISIONS "tRPC
+ * body too large", as REST and GraphQL do).
+ */
+const REFUSAL_HEADERS: Partial<Record<TRPCError['code'], Record<string, string>>> = {
+  METHOD_NOT_SUPPORTED: { Allow: 'GET, POST' },
+  PAYLOAD_TOO_LARGE: { Connection: 'close' },
+};
+
 /** Methods tRPC's HTTP encoding uses (HEAD is tRPC's own 204); anything else is a 405. */
 const METHODS = new Set(['GET', 'POST', 'HEAD']);
 
@@ -59,7 +69,7 @@ export async function serveTrpc(options: {
   }
   const refusal = await refusalOf(req, pathname, query);
   if (refusal) {
-    writeTrpcError(res, router, refusal, refusal.code === 'METHOD_NOT_SUPPORTED' ? { Allow: 'GET, POST' } : {});
+    writeTrpcError(res, router, refusal, REFUSAL_HEADERS[refusal.code] ?? {});
     return;
   }
   const singleQuery = singleQueryOf(router, req, pathname.slice(TRPC_PREFIX.length), query);
