@@ -6,6 +6,7 @@ import { request } from './support/http.ts';
 import { nginxInstalled, startNginx, type Nginx } from './support/nginx.ts';
 import { postScore } from './support/scores-client.ts';
 import { openSse } from './support/sse-reader.ts';
+import { sendRaw } from './support/raw-http.ts';
 import { postgresUrl } from './support/test-database.ts';
 
 const TASK_WRITES = 5;
@@ -59,8 +60,13 @@ describe.runIf(postgresUrl && nginxInstalled)('three instances behind nginx with
     }
   });
 
-  it('keeps /metrics off the public side', async () => {
-    expect((await request(`${nginx.url}/metrics`)).status).toBe(404);
+  it('keeps /metrics off the public side, whatever the path is made to look like', async () => {
+    // Through the proxy, as a client writes them: raw targets, not normalised by a URL parser first.
+    for (const target of ['/metrics', '/metrics/', '/metrics//', '//metrics', '/metrics/x', '/metrics?format=text', '/./metrics', '/api/../metrics', '/%6detrics', '/metrics%2F', '/Metrics']) {
+      const response = await sendRaw(nginx.url, { method: 'GET', target, headers: [] });
+      expect(response.status, target).toBe(404);
+      expect(response.body.toString(), target).not.toContain('process_cpu_seconds_total');
+    }
     expect((await request(`${cluster.instances[0]!.url}/metrics`)).status).toBe(200);
   });
 

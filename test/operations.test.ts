@@ -97,6 +97,15 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('is served only at exactly /metrics: /metrics/, /metrics// and the like are 404 like any unknown path', async () => {
+    for (const target of ['/metrics/', '/metrics//', '/metrics/x', '//metrics', '/Metrics', '/metrics.txt']) {
+      const response = await sendRaw(server.url, { method: 'GET', target, headers: [] });
+      expect(response.status, target).toBe(404);
+      expect(response.body.toString(), target).not.toContain('process_cpu_seconds_total');
+    }
+    expect((await sendRaw(server.url, { method: 'GET', target: '/metrics?format=text', headers: [] })).status).toBe(200);
+  });
+
   it('counts a request under its route template, never its raw path', async () => {
     const { task } = await createTask(server.url, { title: 'counted' });
     const before = await scrape();
