@@ -122,7 +122,8 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
         await staticContent.serve(req, res, pathname);
         return;
       }
-      if (reading && metrics && pathname === METRICS_PATH) {
+      // Exactly this path (DECISIONS): the trailing-slash forgiveness of the API does not extend to it.
+      if (reading && metrics && rawPath === METRICS_PATH) {
         route = METRICS_PATH;
         const { body, contentType } = await metrics.exposition();
         setHeadersOn(res, headers);
