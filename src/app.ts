@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/client.ts';
+import { developmentSecret, type DevelopmentSecret } from './db/development-secret.ts';
 import { describePostgres } from './db/wait-for-postgres.ts';
 import { StartupError } from './errors/startup-error.ts';
 import type { GraphQLEndpoint } from './http/graphql-endpoint.ts';
@@ -97,6 +98,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     await database.close();
     throw error;
   }
+  let signing: DevelopmentSecret | undefined;
+  try {
+    if (config.usesDevelopmentSecret && config.database.kind === 'pglite') signing = developmentSecret(config.database.dataDir);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   const gate = database.gate;
   const metrics = config.metrics
     ? new ServiceMetrics({
@@ -107,7 +115,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   if (gate && metrics) gate.onWaited = (ms) => metrics.queueWaited(ms / 1000);
   const service = createServiceContext(database.db, {
     clock: options.clock ?? systemClock,
-    settings: { baseUrl: config.baseUrl, jwtSecret: config.jwtSecret, rateLimits: config.rateLimits, webhooks: config.webhooks, idempotency: config.idempotency },
+    settings: { baseUrl: config.baseUrl, jwtSecret: config.jwtSecret ?? signing?.secret, rateLimits: config.rateLimits, webhooks: config.webhooks, idempotency: config.idempotency },
     dispatcher: noEventDispatcher,
     observer: metrics ?? noObserver,
   });
@@ -178,6 +186,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   setImmediate(listening);
   const storage = describeDatabase(config.database);
   log.info({ url, docs: `${url}${DOCS_PATH}`, database: storage }, `ready on ${url} (API reference at ${url}${DOCS_PATH}), database: ${storage}`);
+  if (signing) {
+    const where = signing.keptIn
+      ? `generated at the first start and kept in ${signing.keptIn} (readable by its owner only), so tokens survive a restart`
+      : 'generated for this process (memory://), so its tokens end with it';
+    log.warn(`JWT_SECRET is not set: tokens are signed with a development secret ${where}; set JWT_SECRET (32 or more random characters) before real use`);
+  }
 
   let stopping: Promise<void> | undefined;
   const stop = () => {

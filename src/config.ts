@@ -97,19 +97,14 @@ const environmentSchema = z.object({
     .default('info'),
 });
 
-/**
- * A development secret is allowed only for the embedded database (DECISIONS:
- * "Unset with DATABASE_URL unset: a built-in development secret").
- */
-const DEVELOPMENT_JWT_SECRET = 'lab-api-development-secret-not-for-production-use';
-
 export interface Config {
   port: number;
   host: string;
   baseUrl: string;
   database: { kind: 'postgres'; url: string; pool: PoolSettings } | { kind: 'pglite'; dataDir: string };
+  /** JWT_SECRET as set; see usesDevelopmentSecret for what signs without it. */
   jwtSecret: string | undefined;
-  /** JWT_SECRET unset on the embedded database: the built-in secret signs tokens, which start-up warns about. */
+  /** JWT_SECRET unset on the embedded database: a generated development secret signs tokens (db/development-secret.ts), which start-up warns about. */
   usesDevelopmentSecret: boolean;
   rateLimits: { taskWritesAnonymous: number; keysPerHour: number; scoresPerMinute: number };
   /** `maxStreamsPerClient`: open score streams one client may hold on one instance (DECISIONS "Score streams"). */
@@ -183,7 +178,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
           },
         }
       : { kind: 'pglite', dataDir: env.PGLITE_DATA_DIR },
-    jwtSecret: env.JWT_SECRET ?? (env.DATABASE_URL ? undefined : DEVELOPMENT_JWT_SECRET),
+    jwtSecret: env.JWT_SECRET,
     usesDevelopmentSecret: env.JWT_SECRET === undefined && env.DATABASE_URL === undefined,
     rateLimits: {
       taskWritesAnonymous: env.RATE_LIMIT_TASK_WRITES_ANON,

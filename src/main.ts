@@ -58,6 +58,3 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 await starting.catch((error: unknown) =>
   failToStart(error instanceof StartupError ? error.message : `Could not start: ${(error as Error).message}`),
 );
-if (config.usesDevelopmentSecret) {
-  log.warn('JWT_SECRET is not set: tokens are signed with the built-in development secret; set JWT_SECRET (32 or more random characters) before real use');
-}

@@ -23,7 +23,9 @@ describe('loadConfig', () => {
       http: { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000 },
       outputChecks: 'off',
     });
-    expect(config.jwtSecret).toEqual(expect.any(String));
+    // No secret in the source: start-up generates one for the data directory (test/auth.development-secret.test.ts).
+    expect(config.jwtSecret).toBeUndefined();
+    expect(config.usesDevelopmentSecret).toBe(true);
   });
 
   it('takes a webhook retry schedule for tests', () => {
@@ -43,6 +45,7 @@ describe('loadConfig', () => {
       pool: { max: 10, pipelineDepth: 2, queueTimeoutMs: 5000, statementTimeoutMs: 10000, connectTimeoutMs: 5000 },
     });
     expect(config.jwtSecret).toBeUndefined();
+    expect(config.usesDevelopmentSecret).toBe(false);
     expect(loadConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: 's'.repeat(32) }).jwtSecret).toBe('s'.repeat(32));
   });
 
