@@ -52,7 +52,8 @@ function ip(args: string[]): Promise<unknown> {
 
 /**
  * Why this machine cannot give a test a network namespace of its own (not
- * Linux, not root, no iproute2, no veth or IPv6 in the kernel), or undefined
+ * Linux, not root, no iproute2, no veth or IPv6 in the kernel, no right to
+ * mount in a container), or undefined
  * when it can. Tried for real with a namespace made and deleted at once: a
  * container without the network capability fails only at that point.
  */
@@ -65,6 +66,8 @@ export function networkNamespaceUnavailable(): string | undefined {
     ['netns', 'add', probe],
     ['-n', probe, 'link', 'add', 'probe0', 'type', 'veth', 'peer', 'name', 'probe1'],
     ['-n', probe, '-6', 'addr', 'add', '2001:db8::1/64', 'dev', 'probe0', 'nodad'],
+    // How the clients run: it needs to mount /sys for the namespace, which a container may refuse.
+    ['netns', 'exec', probe, process.execPath, '--version'],
   ];
   try {
     for (const step of steps) {
