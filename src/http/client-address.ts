@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import ipaddr from 'ipaddr.js';
+import { countedAddressOf } from './counted-address.ts';
 
 /** Longer than any textual IP address (IPv6 with an interface name): not worth parsing. */
 const MAX_ADDRESS_LENGTH = 64;
@@ -9,14 +9,19 @@ const MAX_ADDRESS_LENGTH = 64;
  * for: the socket's peer, or with TRUST_PROXY the first X-Forwarded-For entry
  * (DECISIONS) — when that entry is an IP address. Anything else there (a
  * name, a port, 16 KiB of text) is not an address, and the peer is used.
- * A forwarded address is written one way (IPv4-mapped IPv6 as IPv4), so one
- * client has one counter.
+ * Either is written in its counted form (see countedAddressOf): IPv4 as is,
+ * IPv4-mapped IPv6 — what a server on `::` sees of an IPv4 client — as IPv4,
+ * other IPv6 as its /64. So one client has one counter however it arrives.
  */
 export function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = req.headers['x-forwarded-for'];
     const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-    if (first && first.length <= MAX_ADDRESS_LENGTH && ipaddr.isValid(first)) return ipaddr.process(first).toString();
+    const counted = first && first.length <= MAX_ADDRESS_LENGTH ? countedAddressOf(first) : undefined;
+    if (counted) return counted;
   }
-  return req.socket.remoteAddress ?? 'unknown';
+  const peer = req.socket.remoteAddress;
+  if (peer === undefined) return 'unknown';
+  // Node writes the peer as an address, so it always has a counted form; the fallback is for types' sake.
+  return countedAddressOf(peer) ?? peer;
 }

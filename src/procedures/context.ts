@@ -18,7 +18,11 @@ export interface Context {
   request: { method: string; path: string; headers: IncomingHttpHeaders; readBody?: () => Promise<string> };
   /** The verified caller; undefined for an anonymous request. */
   caller: Caller | undefined;
-  /** The client's address (X-Forwarded-For's first entry with TRUST_PROXY). */
+  /**
+   * The client's address (X-Forwarded-For's first entry with TRUST_PROXY) as
+   * per-address rules count it: IPv4, or an IPv6 client's /64
+   * (`2001:db8:1:2::/64`); see http/counted-address.ts.
+   */
   clientAddress: string;
   /**
    * What the procedure adds to its answer: headers (Location, Link, RateLimit,
