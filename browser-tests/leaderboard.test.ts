@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitScore } from '../test/support/scores-client.ts';
 import { serveLeaderboardElsewhere, type StaticSite } from '../test/support/static-site.ts';
 import { startTestServer, type TestServer } from '../test/support/test-server.ts';
+import { watchCsp, type CspWatch } from './csp-watch.ts';
 
 const SCREENSHOTS = new URL('../.artifacts/screenshots/', import.meta.url);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -27,9 +28,13 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** A page that records console errors and any request leaving the two origins (nothing may come from a CDN). */
-async function openPage(url: string, origins: string[]): Promise<{ page: Page; offsite: string[]; consoleErrors: string[] }> {
+/**
+ * A page that records console errors, any request leaving the two origins
+ * (nothing may come from a CDN) and what its Content-Security-Policy refuses.
+ */
+async function openPage(url: string, origins: string[]): Promise<{ page: Page; offsite: string[]; consoleErrors: string[]; csp: CspWatch }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const csp = await watchCsp(page);
   const offsite: string[] = [];
   const consoleErrors: string[] = [];
   page.on('request', (request) => {
@@ -39,7 +44,7 @@ async function openPage(url: string, origins: string[]): Promise<{ page: Page; o
     if (message.type() === 'error') consoleErrors.push(message.text());
   });
   await page.goto(url);
-  return { page, offsite, consoleErrors };
+  return { page, offsite, consoleErrors, csp };
 }
 
 const rowsOf = (page: Page, initials: string) => page.locator('#board-entries tr', { has: page.locator('td', { hasText: new RegExp(`^${initials}$`) }) });
@@ -54,8 +59,9 @@ describe('the leaderboard page at /', () => {
   let page: Page;
   let offsite: string[];
   let consoleErrors: string[];
+  let csp: CspWatch;
   beforeAll(async () => {
-    ({ page, offsite, consoleErrors } = await openPage(`${server.url}/`, [server.url]));
+    ({ page, offsite, consoleErrors, csp } = await openPage(`${server.url}/`, [server.url]));
   });
   afterAll(() => page.close());
 
@@ -150,6 +156,11 @@ describe('the leaderboard page at /', () => {
   it('logged no errors but the 429 and loaded nothing from elsewhere', () => {
     expect(consoleErrors.filter((text) => !/429|ERR_FAILED|status of 400/.test(text)).join('\n')).toBe('');
     expect(offsite).toEqual([]);
+  });
+
+  it('its Content-Security-Policy refused nothing the page did, and does refuse an injected inline script', async () => {
+    // Everything above ran under the policy: tabs, the live stream, the form, the retry, the 429.
+    expect(await csp.probe()).toEqual({ probeRefused: true, probeRan: false, violations: [] });
   });
 });
 

@@ -3,6 +3,7 @@ import { chromium, type Browser, type Page, type Response, type Worker } from 'p
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTask } from '../test/support/tasks-client.ts';
 import { startTestServer, type TestServer } from '../test/support/test-server.ts';
+import { watchCsp, type CspWatch } from './csp-watch.ts';
 
 /** Where the screenshots go (git-ignored). */
 const SCREENSHOTS = new URL('../.artifacts/screenshots/', import.meta.url);
@@ -11,6 +12,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let server: TestServer;
 let browser: Browser;
 let page: Page;
+let csp: CspWatch;
 const offsite: string[] = [];
 
 beforeAll(async () => {
@@ -21,6 +23,7 @@ beforeAll(async () => {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  csp = await watchCsp(page);
   // Nothing may come from outside the service: note any request that tries.
   page.on('request', (request) => {
     if (!request.url().startsWith(server.url) && !request.url().startsWith('data:') && !request.url().startsWith('blob:')) {
@@ -34,6 +37,15 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/**
+ * DECISIONS "Security headers": the page's Content-Security-Policy refused
+ * nothing it did — and, so that this cannot pass by seeing nothing, it did
+ * refuse an inline script injected at the end, and the watch saw that.
+ */
+async function expectNoCspViolation(): Promise<void> {
+  expect(await csp.probe()).toEqual({ probeRefused: true, probeRan: false, violations: [] });
+}
+
 const shot = (name: string) => page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: false });
 
 describe('pages in a real browser', () => {
@@ -43,7 +55,11 @@ describe('pages in a real browser', () => {
     const operations = await page.locator('.opblock').count();
     expect(operations).toBeGreaterThanOrEqual(15);
     await expect(page.locator('.opblock-summary-path', { hasText: '/api/tasks/{id}' }).first().isVisible()).resolves.toBe(true);
+    // One operation opened, with its parameters and responses.
+    await page.locator('.opblock-summary', { has: page.locator('.opblock-summary-path', { hasText: /^\/api\/health$/ }) }).click();
+    await page.locator('.opblock.is-open .responses-wrapper').waitFor();
     await shot('docs');
+    await expectNoCspViolation();
   });
 
   it('/graphiql runs { tasks { id title } } and shows the result, its assets and editor workers all loaded', async () => {
@@ -69,6 +85,7 @@ describe('pages in a real browser', () => {
       expect.arrayContaining(['/graphiql/assets/editorWorkerService.worker.js', '/graphiql/assets/graphql.worker.js', '/graphiql/assets/json.worker.js']),
     );
     page.off('worker', recordWorker);
+    await expectNoCspViolation();
   });
 
   it('/versioning renders the deprecation policy', async () => {
@@ -76,6 +93,7 @@ describe('pages in a real browser', () => {
     await expect(page.locator('h1').textContent()).resolves.toBe('Versioning and deprecation policy');
     await expect(page.getByText('GET /api/v0/tasks').first().isVisible()).resolves.toBe(true);
     await shot('versioning');
+    await expectNoCspViolation();
   });
 
   it('loaded nothing from outside the service', () => {

@@ -14,8 +14,12 @@ describe('GET /docs', () => {
     const response = await request<string>(`${server.url}/docs`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(response.text).toContain("url: '/api/openapi.json'");
     expect(externalReferences(response.text)).toEqual([]);
+    // Started by a script of its own, not an inline one (the page's Content-Security-Policy allows no inline script).
+    expect(response.text).toContain('<script src="/docs/assets/start.js"></script>');
+    const start = await request<string>(`${server.url}/docs/assets/start.js`);
+    expect(start.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(start.text).toContain("url: '/api/openapi.json'");
     for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js']) {
       expect(response.text).toContain(`/docs/assets/${asset}`);
       const file = await fetch(`${server.url}/docs/assets/${asset}`);
@@ -36,9 +40,13 @@ describe('GET /graphiql', () => {
     const response = await request<string>(`${server.url}/graphiql`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(response.text).toContain('"endpoint":"/api/graphql"');
-    expect(response.text).toContain('"method":"POST"');
     expect(externalReferences(response.text)).toEqual([]);
+    // Started by a script of its own after the bundle, not an inline one.
+    expect(response.text).toContain('<script src="/graphiql/assets/graphiql.js"></script>\n  <script src="/graphiql/assets/start.js"></script>');
+    const start = await request<string>(`${server.url}/graphiql/assets/start.js`);
+    expect(start.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(start.text).toContain('"endpoint":"/api/graphql"');
+    expect(start.text).toContain('"method":"POST"');
   });
 });
 

@@ -73,8 +73,12 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     const reading = method === 'GET' || method === 'HEAD';
     /** The route template this request reached, for the metrics. */
     let route = UNMATCHED_ROUTE;
-    /** Every answer's headers, gathered until it is written. */
-    const headers: ResponseHeaders = { 'X-Request-Id': requestId };
+    /**
+     * Every answer's headers, gathered until it is written. nosniff on every
+     * one (DECISIONS "Security headers"): no browser may run a JSON answer,
+     * a problem or an asset as a script or style of another type.
+     */
+    const headers: ResponseHeaders = { 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff' };
     // 'close' comes once, whether the response was sent or abandoned.
     res.on('close', () => {
       const durationMs = performance.now() - started;

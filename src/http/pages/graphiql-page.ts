@@ -1,6 +1,9 @@
+import type { PagePolicy } from './page-headers.ts';
 import { GRAPHIQL_ASSETS, GRAPHIQL_WORKERS } from './vendor-assets.ts';
 
 export const GRAPHIQL_PATH = '/graphiql';
+/** Starts GraphiQL: a file of ours, as the page's policy allows no inline script. */
+export const GRAPHIQL_START_PATH = `${GRAPHIQL_ASSETS}start.js`;
 
 const options = {
   endpoint: '/api/graphql',
@@ -26,14 +29,35 @@ export const GRAPHIQL_PAGE = `<!doctype html>
 <body id="body" class="no-focus-outline">
   <noscript>You need to enable JavaScript to run this app.</noscript>
   <div id="root"></div>
-  <script>
-    const workers = ${JSON.stringify(Object.fromEntries(GRAPHIQL_WORKERS.map((label) => [label, `${GRAPHIQL_ASSETS}${label}.worker.js`])))};
-    self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (moduleId, label) => workers[label] };
-  </script>
   <script src="${GRAPHIQL_ASSETS}graphiql.js"></script>
-  <script>
-    YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), ${JSON.stringify(options)});
-  </script>
+  <script src="${GRAPHIQL_START_PATH}"></script>
 </body>
 </html>
 `;
+
+/**
+ * Monaco looks for MonacoEnvironment when it starts an editor worker, which
+ * is when GraphiQL renders: set here, after the bundle and before the render.
+ */
+export const GRAPHIQL_START_SCRIPT = `const workers = ${JSON.stringify(Object.fromEntries(GRAPHIQL_WORKERS.map((label) => [label, `${GRAPHIQL_ASSETS}${label}.worker.js`])))};
+self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (moduleId, label) => workers[label] };
+YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), ${JSON.stringify(options)});
+`;
+
+/** What /graphiql loads, each from this origin. */
+export const GRAPHIQL_POLICY: PagePolicy = {
+  // The bundle and our start script.
+  'script-src': ["'self'"],
+  // graphiql.css; and Monaco and GraphiQL write <style> elements and style
+  // attributes as they render (editor lines, codicons, scroll locks), whose
+  // text changes with the content, so no hash can name them.
+  'style-src': ["'self'", "'unsafe-inline'"],
+  // The favicon.
+  'img-src': ["'self'"],
+  // Its fonts (Monaco's icon font among them) are data: URLs inside graphiql.css.
+  'font-src': ['data:'],
+  // POST /api/graphql.
+  'connect-src': ["'self'"],
+  // Monaco's editor workers, started from our files (vendor assets), never from blobs.
+  'worker-src': ["'self'"],
+};

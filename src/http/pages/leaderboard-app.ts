@@ -1,10 +1,23 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { PagePolicy } from './page-headers.ts';
 
 /** The landing page: the live leaderboards (web/, bundled by the build). */
 export const LEADERBOARD_PATH = '/';
 const LEADERBOARD_ASSETS = '/app/assets/';
+
+/** What / loads (web/index.html), each from this origin. */
+export const LEADERBOARD_POLICY: PagePolicy = {
+  // The bundled module script.
+  'script-src': ["'self'"],
+  // The bundled styles; the script sets no inline style.
+  'style-src': ["'self'"],
+  // The page's icon, an SVG written into web/index.html as a data: URL.
+  'img-src': ['data:'],
+  // tRPC calls and the score stream (EventSource).
+  'connect-src': ["'self'"],
+};
 
 /** Where `npm run build` writes the page, found from src/ and dist/ alike. */
 const APP_FOLDER = fileURLToPath(new URL('../../../dist/public/app/', import.meta.url));

@@ -1,14 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { compressBody, sendCompressed, type CompressedBody } from '../compressed-body.ts';
-import { DOCS_PAGE, DOCS_PATH } from './docs-page.ts';
-import { GRAPHIQL_PAGE, GRAPHIQL_PATH } from './graphiql-page.ts';
-import { LEADERBOARD_PATH, leaderboardFiles } from './leaderboard-app.ts';
+import { setHeadersOn, type ResponseHeaders } from '../response-headers.ts';
+import { DOCS_PAGE, DOCS_PATH, DOCS_POLICY, DOCS_START_PATH, DOCS_START_SCRIPT } from './docs-page.ts';
+import { GRAPHIQL_PAGE, GRAPHIQL_PATH, GRAPHIQL_POLICY, GRAPHIQL_START_PATH, GRAPHIQL_START_SCRIPT } from './graphiql-page.ts';
+import { LEADERBOARD_PATH, LEADERBOARD_POLICY, leaderboardFiles } from './leaderboard-app.ts';
+import { pageHeaders } from './page-headers.ts';
 import { loadVendorAsset, VENDOR_ASSETS } from './vendor-assets.ts';
-import { VERSIONING_PAGE, VERSIONING_PATH } from './versioning-page.ts';
+import { VERSIONING_PAGE, VERSIONING_PATH, VERSIONING_POLICY } from './versioning-page.ts';
 
 const OPENAPI_PATH = '/api/openapi.json';
 
 const HTML = 'text/html; charset=utf-8';
+const JS = 'text/javascript; charset=utf-8';
 /** Vendor assets change only with a package upgrade; pages may change with a deployment. */
 const PAGE_CACHE = 'public, max-age=300';
 const ASSET_CACHE = 'public, max-age=86400';
@@ -17,6 +20,8 @@ interface Entry {
   body: () => Promise<CompressedBody>;
   contentType: string;
   cacheControl?: string;
+  /** A page's own headers (its Content-Security-Policy and the rest), built once at start. */
+  headers?: ResponseHeaders;
 }
 
 export interface StaticContent {
@@ -46,14 +51,18 @@ export function createStaticContent(openApiJson: Promise<string>): StaticContent
   };
   const entries = new Map<string, Entry>([
     [OPENAPI_PATH, { body: atStart(openApiJson), contentType: 'application/json' }],
-    [DOCS_PATH, { body: atStart(DOCS_PAGE), contentType: HTML, cacheControl: PAGE_CACHE }],
-    [GRAPHIQL_PATH, { body: atStart(GRAPHIQL_PAGE), contentType: HTML, cacheControl: PAGE_CACHE }],
-    [VERSIONING_PATH, { body: atStart(VERSIONING_PAGE), contentType: HTML, cacheControl: 'public, max-age=3600' }],
+    [DOCS_PATH, { body: atStart(DOCS_PAGE), contentType: HTML, cacheControl: PAGE_CACHE, headers: pageHeaders(DOCS_POLICY) }],
+    // A page's start script changes with it, not with its vendor's package.
+    [DOCS_START_PATH, { body: atStart(DOCS_START_SCRIPT), contentType: JS, cacheControl: PAGE_CACHE }],
+    [GRAPHIQL_PATH, { body: atStart(GRAPHIQL_PAGE), contentType: HTML, cacheControl: PAGE_CACHE, headers: pageHeaders(GRAPHIQL_POLICY) }],
+    [GRAPHIQL_START_PATH, { body: atStart(GRAPHIQL_START_SCRIPT), contentType: JS, cacheControl: PAGE_CACHE }],
+    [VERSIONING_PATH, { body: atStart(VERSIONING_PAGE), contentType: HTML, cacheControl: 'public, max-age=3600', headers: pageHeaders(VERSIONING_POLICY) }],
     // The page at start; its script, styles and source maps when first asked for.
-    ...leaderboardFiles().map((file): [string, Entry] => [
-      file.path,
-      { body: file.path === LEADERBOARD_PATH ? atStart(file.body) : once(() => compressBody(file.body)), contentType: file.contentType, cacheControl: file.cacheControl },
-    ]),
+    ...leaderboardFiles().map((file): [string, Entry] =>
+      file.path === LEADERBOARD_PATH
+        ? [file.path, { body: atStart(file.body), contentType: file.contentType, cacheControl: file.cacheControl, headers: pageHeaders(LEADERBOARD_POLICY) }]
+        : [file.path, { body: once(() => compressBody(file.body)), contentType: file.contentType, cacheControl: file.cacheControl }],
+    ),
     ...VENDOR_ASSETS.map((asset): [string, Entry] => [
       asset.path,
       { body: once(() => loadVendorAsset(asset)), contentType: asset.contentType, cacheControl: ASSET_CACHE },
@@ -63,7 +72,9 @@ export function createStaticContent(openApiJson: Promise<string>): StaticContent
     has: (pathname) => entries.has(pathname),
     async serve(req, res, pathname) {
       const entry = entries.get(pathname)!;
-      sendCompressed(req, res, await entry.body(), entry);
+      const body = await entry.body();
+      if (entry.headers) setHeadersOn(res, entry.headers);
+      sendCompressed(req, res, body, entry);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { VERSION_0_HEADERS } from '../../schemas/api-versions.ts';
 import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
+import { hashSource, type PagePolicy } from './page-headers.ts';
 
 export const VERSIONING_PATH = '/versioning';
 
@@ -7,17 +8,25 @@ const deprecatedOn = new Date(Number(VERSION_0_HEADERS.Deprecation.slice(1)) * 1
 const sunsetOn = new Date(VERSION_0_HEADERS.Sunset);
 const day = (date: Date) => isoTimestampOf(date).slice(0, 10);
 
+/** The page's only styles, inline: allowed by their hash, so the page needs no second request. */
+const STYLE = `
+    body { font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+    code { background: #f3f3f3; padding: 0 .25em; border-radius: 3px; }
+    table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: .3em .6em; text-align: left; }
+  `;
+
+/** What /versioning loads: its own <style> block, nothing else (no script, no image, no request). */
+export const VERSIONING_POLICY: PagePolicy = {
+  'style-src': [hashSource(STYLE)],
+};
+
 /** The deprecation policy v0's `Link: </versioning>; rel="deprecation"` points to. */
 export const VERSIONING_PAGE = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <title>Lab API versioning and deprecation policy</title>
-  <style>
-    body { font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
-    code { background: #f3f3f3; padding: 0 .25em; border-radius: 3px; }
-    table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: .3em .6em; text-align: left; }
-  </style>
+  <style>${STYLE}</style>
 </head>
 <body>
   <h1>Versioning and deprecation policy</h1>
