@@ -9,6 +9,7 @@ import { postScore } from './support/scores-client.ts';
 import { openSse } from './support/sse-reader.ts';
 
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
+import { subscribeVerified } from './support/webhooks-client.ts';
 
 /** The anonymous task-write limit the cluster runs with, small enough to count exactly. */
 const TASK_WRITES = 7;
@@ -154,11 +155,7 @@ describeOnPostgres('three instances on one PostgreSQL database', 'several instan
     const receiver = await startWebhookReceiver();
     try {
       const owner = bearer((await createKey(cluster.next(), { name: 'integrator' }, nextClient()['X-Forwarded-For'])).key);
-      const subscribed = await request<{ id: string }>(`${cluster.next()}/api/webhooks`, {
-        method: 'POST',
-        ...jsonBody({ url: receiver.url }, owner),
-      });
-      expect(subscribed.status).toBe(201);
+      const subscribed = { body: await subscribeVerified(cluster.next(), owner, receiver.url) };
       const submissions = await Promise.all(
         Array.from({ length: 24 }, (_, index) =>
           postScore(cluster.next(), { game: 'demo', initials: 'WHK', value: index }, nextClient()),
@@ -176,7 +173,7 @@ describeOnPostgres('three instances on one PostgreSQL database', 'several instan
         { timeout: 10_000, interval: 50 },
       );
       const [settled] = await cluster.sql`select count(*)::int as deliveries, sum(attempts)::int as attempts
-        from webhook_deliveries where subscription_id = ${subscribed.body.id}`;
+        from webhook_deliveries where subscription_id = ${subscribed.body.id} and type = 'score.submitted'`;
       expect(settled).toEqual({ deliveries: 24, attempts: 24 });
       const ids = receiver.received.map((delivery) => delivery.headers['webhook-id']);
       expect(ids).toHaveLength(24);

@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeOnPostgres } from './support/postgres-only.ts';
-import { jsonBody, request } from './support/http.ts';
+import { request } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
 import { expectProblem } from './support/problem.ts';
 import { sendRaw } from './support/raw-http.ts';
@@ -13,6 +13,7 @@ import type { TcpProxy } from './support/tcp-proxy.ts';
 import { postgresUrl } from './support/test-database.ts';
 import { startTestServer, type TestServer, useTestServer } from './support/test-server.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
+import { subscribeVerified } from './support/webhooks-client.ts';
 
 const server = useTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', SSE_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
 
@@ -153,8 +154,7 @@ describe('GET /metrics', () => {
     const receiver = await startWebhookReceiver();
     try {
       const owner = bearer((await createKey(server.url, { name: 'metrics' })).key);
-      const subscribed = await request(`${server.url}/api/webhooks`, { method: 'POST', ...jsonBody({ url: receiver.url }, owner) });
-      expect(subscribed.status).toBe(201);
+      await subscribeVerified(server.url, owner, receiver.url);
       const before = (await scrape())('webhook_deliveries_total{status="delivered"}');
       await submitScore(server.url, { game: 'runner', initials: 'WHK', value: 7 });
       await receiver.waitFor(1);

@@ -35,10 +35,10 @@ const EXPECTED: Record<string, string | null> = {
   'limits.demo': 'demo',
   'scores.top': null,
   'scores.submit': 'score-submit',
-  'webhooks.create': null,
+  'webhooks.create': 'webhook-writes',
   'webhooks.list': null,
   'webhooks.get': null,
-  'webhooks.delete': null,
+  'webhooks.delete': 'webhook-writes',
   'webhooks.deliveries': null,
 };
 

@@ -8,6 +8,7 @@ import { expectProblem, type Problem } from './support/problem.ts';
 import { submitScore } from './support/scores-client.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
+import { subscribeVerified } from './support/webhooks-client.ts';
 
 const SETTLED = { timeout: 10_000, interval: 50 };
 const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '50,50,50', WEBHOOK_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '100000' };
@@ -22,17 +23,18 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([server.stop(), quiet.stop()]));
 
-const subscribe = (headers: Record<string, string>, body: Record<string, unknown>) =>
-  request<{ id: string; status: string }>(`${server.url}/api/webhooks`, { method: 'POST', ...jsonBody(body, headers) });
+/** A subscription whose receiver has answered its challenge, as `{ body: { id } }`: only active ones are sent events. */
+const subscribe = async (headers: Record<string, string>, body: { url: string }) => ({ body: await subscribeVerified(server.url, headers, body.url) });
 
+/** A subscription's event deliveries (its verification request left out). */
 async function deliveriesOf(subscriptionId: string): Promise<{ status: string; attempts: number }[]> {
-  return rowsOf(server, sql`select status, attempts from webhook_deliveries where subscription_id = ${subscriptionId} order by created_at`);
+  return rowsOf(server, sql`select status, attempts from webhook_deliveries where subscription_id = ${subscriptionId} and type <> 'webhook.verification' order by created_at`);
 }
 
 /** Waits until the first attempt's 503 is recorded and its retry scheduled (the receiver answers before the service records). */
 async function retryScheduled(subscriptionId: string): Promise<void> {
   await vi.waitFor(async () => {
-    const rows = await rowsOf(server, sql`select status, attempts, last_response_status as "lastResponseStatus" from webhook_deliveries where subscription_id = ${subscriptionId}`);
+    const rows = await rowsOf(server, sql`select status, attempts, last_response_status as "lastResponseStatus" from webhook_deliveries where subscription_id = ${subscriptionId} and type <> 'webhook.verification'`);
     expect(rows).toEqual([{ status: 'pending', attempts: 1, lastResponseStatus: 503 }]);
   }, SETTLED);
 }

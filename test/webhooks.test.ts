@@ -14,9 +14,7 @@ import { createTestDatabase, postgresUrl, type TestDatabase } from './support/te
 import { ManualClock } from './support/manual-clock.ts';
 import { startTestServer, type TestServer, useTestServer } from './support/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
-
-/** Deliveries settle within a few polls; the bound only guards against a hang on a loaded machine. */
-const SETTLED = { timeout: 10_000, interval: 50 };
+import { SETTLED, subscribeVerified, type Subscription } from './support/webhooks-client.ts';
 
 // Private targets allowed (the receiver is on loopback), retries after 50 ms, a fast poll.
 const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '50,50,50', WEBHOOK_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000' };
@@ -34,27 +32,18 @@ afterEach(async () => {
   await receiver?.close();
 });
 
-interface Created {
-  id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  status: string;
-  createdAt: string;
-  secret: string;
-}
+/** A subscription whose receiver has answered its challenge: only active ones are sent events. */
+const subscribe = (target: TestServer, headers: Record<string, string>, url: string, extra: Record<string, unknown> = {}): Promise<Subscription> =>
+  subscribeVerified(target.url, headers, url, extra);
 
-async function subscribe(target: TestServer, headers: Record<string, string>, url: string, extra: Record<string, unknown> = {}): Promise<Created> {
-  const response = await request<Created>(`${target.url}/api/webhooks`, { method: 'POST', ...jsonBody({ url, ...extra }, headers) });
-  if (response.status !== 201) throw new Error(`subscribe failed: ${response.status} ${response.text}`);
-  return response.body;
-}
-
-const deliveries = (target: TestServer, id: string, headers = owner) =>
-  request<{ items: { id: string; status: string; attempts: number; lastResponseStatus: number | null; nextAttemptAt: string | null; eventId: number; type: string }[] }>(
+/** A subscription's event deliveries, newest first (its verification request left out). */
+const deliveries = async (target: TestServer, id: string, headers = owner) => {
+  const log = await request<{ items: { id: string; status: string; attempts: number; lastResponseStatus: number | null; nextAttemptAt: string | null; eventId: number; type: string }[] }>(
     `${target.url}/api/webhooks/${id}/deliveries`,
     { headers },
   );
+  return { ...log, body: { items: log.body.items.filter((delivery) => delivery.type !== 'webhook.verification') } };
+};
 
 describe('retries on the service\'s clock (the standard schedule, no waiting)', () => {
   it('retries about 5 seconds and then about 300 seconds after failures (±20 %), when the clock says so and not before', async () => {
@@ -110,17 +99,21 @@ describe('retries on the service\'s clock (the standard schedule, no waiting)', 
 describe('subscriptions', () => {
   it('POST /api/webhooks → 201 with the subscription and a whsec_ secret, shown only then', async () => {
     receiver = await startWebhookReceiver();
-    const response = await request<Created>(`${server.url}/api/webhooks`, {
+    const response = await request<Subscription>(`${server.url}/api/webhooks`, {
       method: 'POST',
       ...jsonBody({ url: receiver.url, description: 'scores to the bot' }, owner),
     });
     expect(response.status).toBe(201);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const created = response.body;
-    expect(created).toMatchObject({ url: receiver.url, events: ['score.submitted'], description: 'scores to the bot', status: 'active' });
+    expect(created).toMatchObject({ url: receiver.url, events: ['score.submitted'], description: 'scores to the bot', status: 'pending' });
     expect(Buffer.from(created.secret.replace(/^whsec_/, ''), 'base64')).toHaveLength(32);
+    await receiver.waitForVerifications(1);
+    await vi.waitFor(async () => {
+      const read = await request<Record<string, unknown>>(`${server.url}/api/webhooks/${created.id}`, { headers: owner });
+      expect(read.body).toEqual({ ...created, secret: undefined, description: 'scores to the bot', status: 'active' });
+    }, SETTLED);
     const read = await request<Record<string, unknown>>(`${server.url}/api/webhooks/${created.id}`, { headers: owner });
-    expect(read.body).toEqual({ ...created, secret: undefined, description: 'scores to the bot' });
     expect(read.body).not.toHaveProperty('secret');
     const list = await request<{ items: Record<string, unknown>[] }>(`${server.url}/api/webhooks`, { headers: owner });
     expect(list.body.items.map((item) => item.id)).toEqual([created.id]);

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createKey } from './support/keys-client.ts';
+import { submitScore } from './support/scores-client.ts';
+import { useTestServer } from './support/test-server.ts';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
+import { subscribeVerified } from './support/webhooks-client.ts';
+
+/**
+ * DECISIONS "Webhook sending": a window of sends in flight, refilled as each
+ * ends, and at most 2 sends to one host at a time per instance. The slow host
+ * is 127.0.0.1 and the others 127.0.0.2 and 127.0.0.3 (all this machine):
+ * three hosts as the service sees them.
+ */
+const server = useTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
+
+let slow: WebhookReceiver;
+let fast: WebhookReceiver;
+let other: WebhookReceiver;
+/** Lets the slow host's held answers go. */
+let releaseSlow!: () => void;
+beforeAll(async () => {
+  [slow, fast, other] = await Promise.all([startWebhookReceiver({ host: '127.0.0.1' }), startWebhookReceiver({ host: '127.0.0.2' }), startWebhookReceiver({ host: '127.0.0.3' })]);
+  const held = new Promise<number>((resolve) => (releaseSlow = () => resolve(204)));
+  slow.respond = () => held;
+  // One key fills its ten subscriptions with the slow host (its challenges are answered at once).
+  const hoarder = bearer((await createKey(server.url, { name: 'hoarder' })).key);
+  for (let i = 0; i < 10; i++) await subscribeVerified(server.url, hoarder, `${slow.url}/${i}`);
+  await subscribeVerified(server.url, bearer((await createKey(server.url, { name: 'fast' })).key), fast.url);
+  await subscribeVerified(server.url, bearer((await createKey(server.url, { name: 'other' })).key), other.url);
+});
+afterAll(async () => {
+  releaseSlow();
+  await Promise.all([slow.close(), fast.close(), other.close()]);
+});
+
+describe('a receiver that holds its connections delays only its own deliveries', () => {
+  it('the other hosts get each score within a second while ten deliveries wait on the slow host, which never has more than 2 in flight', async () => {
+    for (let round = 1; round <= 3; round++) {
+      const submitted = performance.now();
+      await submitScore(server.url, { game: 'demo', initials: 'WIN', value: round });
+      await Promise.all([fast.waitFor(round), other.waitFor(round)]);
+      expect(performance.now() - submitted).toBeLessThan(1_000);
+    }
+    // Thirty deliveries are due on the slow host; two are under way.
+    await slow.waitForArrival(2);
+    expect(slow.arrived).toBe(2);
+    expect(slow.received).toHaveLength(0);
+  });
+
+  it('as the slow host answers, its next deliveries start: the window is refilled as each send ends', async () => {
+    releaseSlow();
+    await slow.waitFor(30);
+    expect(slow.arrived).toBe(30);
+    expect(new Set(slow.received.map((delivery) => delivery.headers['webhook-id'])).size).toBe(30);
+  });
+});
