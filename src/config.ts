@@ -79,6 +79,7 @@ const environmentSchema = z.object({
     .optional(),
   WEBHOOK_POLL_MS: positiveInteger('milliseconds, default 1000').default(1000),
   WEBHOOK_TIMEOUT_MS: positiveInteger('milliseconds, default 10000').default(10000),
+  WEBHOOK_CONCURRENCY: positiveInteger('sends in flight per instance, default 10').default(10),
   DATABASE_POOL_MAX: positiveInteger('connections, default 10').default(10),
   DATABASE_PIPELINE_DEPTH: positiveInteger('statements per busy connection, default 2').default(2),
   DATABASE_QUEUE_TIMEOUT_MS: positiveInteger('milliseconds, default 5000').default(5000),
@@ -110,7 +111,8 @@ export interface Config {
   /** `maxStreamsPerClient`: open score streams one client may hold on one instance (DECISIONS "Score streams"). */
   sse: { streamMs: number; pollMs: number; keepAliveMs: number; maxStreamsPerClient: number };
   trustProxy: boolean;
-  webhooks: { allowPrivate: boolean; retryScheduleMs: number[]; pollMs: number; timeoutMs: number };
+  /** `concurrency`: sends in flight per instance (DECISIONS "Webhook sending"). */
+  webhooks: { allowPrivate: boolean; retryScheduleMs: number[]; pollMs: number; timeoutMs: number; concurrency: number };
   /** SPEC: a first attempt older than this (60 s) no longer holds its Idempotency-Key. */
   idempotency: { inProgressMs: number };
   /** Bounds for slow or stalled clients (node:http's server timeouts). */
@@ -192,6 +194,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS ?? STANDARD_RETRY_SCHEDULE_MS,
       pollMs: env.WEBHOOK_POLL_MS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      concurrency: env.WEBHOOK_CONCURRENCY,
     },
     idempotency: { inProgressMs: env.IDEMPOTENCY_IN_PROGRESS_MS },
     http: { headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS },

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
         retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000],
         pollMs: 1000,
         timeoutMs: 10_000,
+        concurrency: 10,
       },
       idempotency: { inProgressMs: 60_000 },
       http: { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000 },

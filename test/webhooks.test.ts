@@ -172,11 +172,11 @@ describe('the SSRF guard at delivery time (DNS rebinding)', () => {
     try {
       const key = await createKey(guarded.url, { name: 'rebind' });
       const headers = bearer(key.key);
-      // As if the host had resolved to a public address when it was registered.
+      // As if the host had resolved to a public address when it was registered (and its receiver had echoed the challenge).
       const target = receiver.url.replace('127.0.0.1', host);
       await guarded.app.database.db.execute(sql`
-        insert into webhook_subscriptions (id, owner_key_id, url, events, secret, status, created_at)
-        values (${randomUUID()}, ${key.id}, ${target}, array['score.submitted'], ${`whsec_${Buffer.alloc(32).toString('base64')}`}, 'active', now())`);
+        insert into webhook_subscriptions (id, owner_key_id, url, target_host, events, secret, status, created_at)
+        values (${randomUUID()}, ${key.id}, ${target}, ${host}, array['score.submitted'], ${`whsec_${Buffer.alloc(32).toString('base64')}`}, 'active', now())`);
       await submitScore(guarded.url, { game: 'demo', initials: 'RBD', value: 1 });
       const [subscription] = (await request<{ items: { id: string }[] }>(`${guarded.url}/api/webhooks`, { headers })).body.items;
       await vi.waitFor(async () =>

@@ -30,7 +30,10 @@ export const subscriptionSchema = z
     url: z.string(),
     events: z.array(eventTypeSchema),
     description: z.string().nullable(),
-    status: z.enum(['active', 'disabled']).meta({ description: 'disabled once a receiver answers 410 Gone' }),
+    status: z.enum(['pending', 'active', 'failed', 'disabled']).meta({
+      description:
+        'pending until the receiver answers the signed webhook.verification request with 2xx and the challenge as its whole body (no event is sent, or queued, before); active then; failed when it never does (the request and three retries); disabled once the key is gone or the receiver answers 410 Gone',
+    }),
     createdAt: timestampSchema,
   })
   .meta({ id: 'WebhookSubscription' });
@@ -42,8 +45,8 @@ export const createdSubscriptionSchema = subscriptionSchema
 export const deliverySchema = z
   .object({
     id: uuidSchema.meta({ description: 'Also the webhook-id header of every attempt' }),
-    eventId: z.number().int(),
-    type: z.string(),
+    eventId: z.number().int().nullable().meta({ description: 'The event delivered; null for the verification request' }),
+    type: z.string().meta({ description: 'The event type, or webhook.verification' }),
     status: z.enum(['pending', 'delivered', 'failed', 'disabled']),
     attempts: z.number().int(),
     lastResponseStatus: z.number().int().nullable(),

@@ -9,15 +9,18 @@ export const webhookSubscriptions = pgTable(
     url: text('url').notNull(),
     events: text('events').array().notNull(),
     description: text('description'),
+    /** The URL's host name, lower case: sends to one host are bounded per instance (DECISIONS "Webhook sending"). */
+    targetHost: text('target_host').notNull(),
     /** The signing secret (`whsec_…`): needed to sign, so kept as it is; never shown again. */
     secret: text('secret').notNull(),
-    status: text('status', { enum: ['active', 'disabled'] }).notNull(),
+    /** pending until its receiver echoes the verification challenge; failed if it never does; disabled once its key is gone or its receiver answered 410. */
+    status: text('status', { enum: ['pending', 'active', 'failed', 'disabled'] }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
   },
   (table) => [index('webhook_subscriptions_owner_idx').on(table.ownerKeyId, table.createdAt)],
 );
 
-/** The outbox: one row per (event, subscription), written with the event, before any attempt. */
+/** The outbox: one row per (event, subscription), written with the event, before any attempt; and each subscription's verification request. */
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
@@ -25,7 +28,9 @@ export const webhookDeliveries = pgTable(
     subscriptionId: uuid('subscription_id')
       .notNull()
       .references(() => webhookSubscriptions.id, { onDelete: 'cascade' }),
-    eventId: bigint('event_id', { mode: 'number' }).notNull(),
+    /** Null for the subscription's verification request, which belongs to no event. */
+    eventId: bigint('event_id', { mode: 'number' }),
+    /** The event type, or `webhook.verification`. */
     type: text('type').notNull(),
     /** The envelope `{type, timestamp, data}` exactly as every attempt sends it. */
     payload: text('payload').notNull(),
@@ -39,6 +44,8 @@ export const webhookDeliveries = pgTable(
   (table) => [
     index('webhook_deliveries_due_idx').on(table.status, table.nextAttemptAt),
     index('webhook_deliveries_subscription_idx').on(table.subscriptionId, table.createdAt),
+    // Deliveries older than their event's 7 days are swept by age.
+    index('webhook_deliveries_created_idx').on(table.createdAt),
   ],
 );
 

@@ -11,10 +11,10 @@ export const deleteSubscriptionProcedure = publicProcedure
       path: '/api/webhooks/{id}',
       tags: ['webhooks'],
       summary: 'Unsubscribe; pending deliveries go with it',
-      errorResponses: [404, 422],
+      errorResponses: [404, 422, 429],
     },
     http: { successStatus: 204 },
-    access: { requires: 'credentials' },
+    access: { requires: 'credentials', rateLimit: 'webhook-writes' },
   })
   .input(subscriptionIdInputSchema)
   .output(z.void())

@@ -7,7 +7,7 @@ import type { ServiceContext } from '../service-context.ts';
 
 /** The audience of every token we issue and accept (DECISIONS). */
 const TOKEN_AUDIENCE = 'lab-api';
-const TOKEN_LIFETIME_SECONDS = 900;
+export const TOKEN_LIFETIME_SECONDS = 900;
 
 const secretKeys = new Map<string, Uint8Array>();
 function secretKey(secret: string): Uint8Array {

@@ -13,6 +13,8 @@ export interface StoredEvent {
  */
 export interface EventDispatcher {
   eventStored(event: StoredEvent): void;
+  /** Deliveries were queued without an event: a new subscription's verification request. */
+  deliveriesQueued(): void;
 }
 
-export const noEventDispatcher: EventDispatcher = { eventStored: () => {} };
+export const noEventDispatcher: EventDispatcher = { eventStored: () => {}, deliveriesQueued: () => {} };

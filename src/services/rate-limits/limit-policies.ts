@@ -1,7 +1,7 @@
 import type { ServiceSettings } from '../service-context.ts';
 
 /** The limits of SPEC "Limits", by the names DECISIONS gives them. */
-export type LimitName = 'task-writes' | 'key-create' | 'token' | 'score-submit' | 'graphql' | 'demo';
+export type LimitName = 'task-writes' | 'key-create' | 'token' | 'score-submit' | 'graphql' | 'demo' | 'webhook-writes';
 
 /**
  * Whose count a request adds to: the caller's (`key:<id>` when it carries a
@@ -37,6 +37,8 @@ export const LIMITS: Record<LimitName, LimitDeclaration> = {
   },
   graphql: { windowSeconds: 60, quota: () => ({ anonymous: 60, authenticated: 240 }), countedPer: 'caller' },
   demo: { windowSeconds: 10, quota: () => ({ anonymous: 5, authenticated: 5 }), countedPer: 'caller' },
+  // Creating and deleting subscriptions (DECISIONS "Webhook writes"): every creation sends a verification request.
+  'webhook-writes': { windowSeconds: 60, quota: () => ({ anonymous: 30, authenticated: 30 }), countedPer: 'caller' },
 };
 
 /** Who sent a request, as far as limits care: the verified key (when any) and the client address. */

@@ -1,14 +1,15 @@
-import { desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { keyAlive } from './subscription-lifetime.ts';
+import { DELIVERIES_KEPT, NEWEST_FIRST } from './delivery-order.ts';
 import { getSubscription } from './subscriptions.ts';
 import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 export interface Delivery {
   id: string;
-  eventId: number;
+  eventId: number | null;
   type: string;
   status: 'pending' | 'delivered' | 'failed' | 'disabled';
   attempts: number;
@@ -39,8 +40,8 @@ export async function listDeliveries({ ctx, input }: { ctx: ServiceContext; inpu
     .select()
     .from(webhookDeliveries)
     .where(eq(webhookDeliveries.subscriptionId, subscription.id))
-    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.eventId))
-    .limit(100);
+    .orderBy(...NEWEST_FIRST)
+    .limit(DELIVERIES_KEPT);
   return rows.map((row) => ({
     id: row.id,
     eventId: row.eventId,

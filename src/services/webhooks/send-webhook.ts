@@ -6,7 +6,11 @@ import { isForbiddenAddress } from './address-guard.ts';
 
 export const USER_AGENT = 'lab-api-webhooks/1.0 (+https://standardwebhooks.com)';
 
-export type SendOutcome = { status: number } | { error: string };
+/** The receiver's status, and with `readBody` the start of its answer; or why there was none. */
+export type SendOutcome = { status: number; body?: string } | { error: string };
+
+/** Of an answer's body, only this much is read: a verification challenge is a few dozen characters. */
+const MAX_ANSWER_BYTES = 4096;
 
 /**
  * Resolves like Node's default lookup, then refuses a forbidden address, so
@@ -35,6 +39,8 @@ export function sendWebhook(options: {
   headers: Record<string, string>;
   timeoutMs: number;
   allowPrivate: boolean;
+  /** Keep the first 4 KiB of the answer's body (a verification request's echo). */
+  readBody?: boolean;
 }): Promise<SendOutcome> {
   const url = new URL(options.url);
   const literal = url.hostname.replace(/^\[|\]$/g, '');
@@ -51,10 +57,16 @@ export function sendWebhook(options: {
   return new Promise((resolve) => {
     const deadline = setTimeout(() => request.destroy(new Error('timed out')), options.timeoutMs);
     const request = send(url, requestOptions, (response) => {
-      response.resume();
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      response.on('data', (chunk: Buffer) => {
+        if (!options.readBody || kept >= MAX_ANSWER_BYTES) return;
+        chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - kept));
+        kept += chunk.length;
+      });
       response.on('end', () => {
         clearTimeout(deadline);
-        resolve({ status: response.statusCode ?? 0 });
+        resolve({ status: response.statusCode ?? 0, ...(options.readBody ? { body: Buffer.concat(chunks).toString('utf8') } : {}) });
       });
       response.on('error', (error) => {
         clearTimeout(deadline);

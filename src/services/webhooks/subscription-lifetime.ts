@@ -22,7 +22,7 @@ export async function endSubscriptionsOf({ ctx, input }: { ctx: ServiceContext; 
   if (input.keyIds.length === 0) return;
   await withTransaction(ctx, async (tx) => {
     const owned = inArray(webhookSubscriptions.ownerKeyId, input.keyIds);
-    await tx.db.update(webhookSubscriptions).set({ status: 'disabled' }).where(and(owned, eq(webhookSubscriptions.status, 'active')));
+    await tx.db.update(webhookSubscriptions).set({ status: 'disabled' }).where(and(owned, inArray(webhookSubscriptions.status, ['pending', 'active'])));
     await tx.db
       .update(webhookDeliveries)
       .set({ status: 'disabled', nextAttemptAt: null })

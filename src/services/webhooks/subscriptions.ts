@@ -1,25 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { and, count, desc, eq, getTableColumns, sql } from 'drizzle-orm';
-import { apiKeys, webhookSubscriptions, type WebhookSubscriptionRow } from '../../db/schema/index.ts';
+import { apiKeys, webhookDeliveries, webhookSubscriptions, type WebhookSubscriptionRow } from '../../db/schema/index.ts';
 import { AppError } from '../../errors/app-error.ts';
 import { EVENT_TYPES, type EventType } from '../../schemas/event-types.ts';
 import type { Caller } from '../auth/caller.ts';
-import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
+import { nowInMilliseconds, onCommit, withTransaction, type ServiceContext } from '../service-context.ts';
 import { resolveHost } from './address-guard.ts';
 import { keyAlive } from './subscription-lifetime.ts';
+import { VERIFICATION_TYPE, verificationPayload } from './verification.ts';
 import { generateWebhookSecret } from './webhook-signature.ts';
 import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 /** DECISIONS "Webhook subscriptions": one score must not fan out to any number of signed POSTs. */
 const SUBSCRIPTIONS_PER_KEY = 10;
 
-
 export interface Subscription {
   id: string;
   url: string;
   events: EventType[];
   description: string | null;
-  status: 'active' | 'disabled';
+  status: WebhookSubscriptionRow['status'];
   createdAt: string;
 }
 
@@ -47,6 +47,12 @@ function withKeyAlive(ctx: ServiceContext) {
  * locked while they are counted, so concurrent requests take turns and
  * cannot pass the cap together. The signing secret is returned here and
  * never again.
+ *
+ * The subscription starts pending, with its verification request queued in
+ * the same transaction and sent at once after the commit: nothing else goes
+ * to the URL until its receiver echoes the challenge (DECISIONS "Webhook
+ * endpoint verification"), so nobody can point our deliveries at a host that
+ * did not ask for them.
  */
 export async function createSubscription({
   ctx,
@@ -83,13 +89,26 @@ export async function createSubscription({
         id: randomUUID(),
         ownerKeyId: input.caller.keyId,
         url: input.url,
+        targetHost: new URL(input.url).hostname.toLowerCase(),
         events: [...new Set(input.events ?? EVENT_TYPES)],
         description: input.description ?? null,
         secret: generateWebhookSecret(),
-        status: 'active',
+        status: 'pending',
         createdAt: now,
       })
       .returning();
+    await tx.db.insert(webhookDeliveries).values({
+      id: randomUUID(),
+      subscriptionId: inserted!.id,
+      eventId: null,
+      type: VERIFICATION_TYPE,
+      payload: verificationPayload(now),
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      createdAt: now,
+    });
+    onCommit(tx, () => ctx.dispatcher.deliveriesQueued());
     return inserted!;
   });
   return { ...toSubscription({ ...row, keyAlive: true }), secret: row.secret };

@@ -1,38 +1,35 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { rowsOf } from '../../db/rows.ts';
+import { and, eq } from 'drizzle-orm';
 import { webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.ts';
 import type { EventDispatcher } from '../events/event-dispatcher.ts';
 import type { Timer } from '../../lib/clock.ts';
 import type { ServiceContext } from '../service-context.ts';
+import { claimDeliveries, type ClaimedDelivery } from './claim-deliveries.ts';
 import { sendWebhook, USER_AGENT, type SendOutcome } from './send-webhook.ts';
-import { keyAlive } from './subscription-lifetime.ts';
+import { echoesChallenge, VERIFICATION_RETRIES, VERIFICATION_TYPE } from './verification.ts';
 import { signWebhook } from './webhook-signature.ts';
-import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
-
-/** Deliveries claimed per round; each round sends them side by side. */
-const CLAIM_BATCH = 10;
-
-interface Claimed {
-  id: string;
-  subscriptionId: string;
-  payload: string;
-  attempts: number;
-  url: string;
-  secret: string;
-}
+import { sweepWebhookStorage } from './webhook-storage.ts';
 
 /**
  * Sends pending deliveries, on every instance: right after an event commits
- * (it is the EventDispatcher), and every WEBHOOK_POLL_MS for retries that
- * fall due and for deliveries left pending by a restart. A delivery is
- * claimed with FOR UPDATE SKIP LOCKED and leased past the send's timeout, so
- * two instances never send one delivery at once.
+ * (it is the EventDispatcher) or a subscription's verification is queued, and
+ * every WEBHOOK_POLL_MS for retries that fall due and for deliveries left
+ * pending by a restart. A delivery is claimed with FOR UPDATE SKIP LOCKED and
+ * leased past the send's timeout, so two instances never send one delivery
+ * at once.
+ *
+ * Up to WEBHOOK_CONCURRENCY sends are in flight, and the next is claimed as
+ * soon as any one ends — no batch waits for its slowest member — with at most
+ * 2 to one host at a time: a receiver that holds its connections delays only
+ * its own deliveries (DECISIONS "Webhook sending").
  */
 export class WebhookWorker implements EventDispatcher {
   private timer: Timer | undefined;
-  private draining: Promise<void> | undefined;
+  private filling: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** Sends in flight, by host. */
+  private readonly sendingTo = new Map<string, number>();
+  private readonly sends = new Set<Promise<void>>();
 
   constructor(
     private readonly service: ServiceContext,
@@ -48,29 +45,36 @@ export class WebhookWorker implements EventDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     this.timer?.cancel();
-    await this.draining;
+    await this.filling;
+    await Promise.all(this.sends);
   }
 
   eventStored(): void {
     this.wake();
   }
 
+  deliveriesQueued(): void {
+    this.wake();
+  }
+
   private schedule(): void {
     if (this.stopped) return;
+    this.timer?.cancel();
     this.timer = this.service.clock.after(this.service.settings.webhooks.pollMs, () => this.wake());
   }
 
+  /** Claims what the window has room for; one claim at a time, and one more if woken meanwhile. */
   private wake(): void {
     if (this.stopped) return;
-    if (this.draining) {
+    if (this.filling) {
       this.again = true;
       return;
     }
     this.timer?.cancel();
-    this.draining = this.drain()
+    this.filling = this.fill()
       .catch(this.onError)
       .finally(() => {
-        this.draining = undefined;
+        this.filling = undefined;
         if (this.again) {
           this.again = false;
           this.wake();
@@ -80,51 +84,34 @@ export class WebhookWorker implements EventDispatcher {
       });
   }
 
-  private async drain(): Promise<void> {
+  private async fill(): Promise<void> {
+    const { housekeeping, clock, settings } = this.service;
+    // Deliveries of keys that are gone are ended even while every place is taken (they need none).
     while (!this.stopped) {
-      const claimed = await this.claim();
-      if (claimed.length === 0) return;
-      await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
+      const { claimed, ended } = await claimDeliveries(this.service, Math.max(0, settings.webhooks.concurrency - this.sends.size), this.sendingTo);
+      for (const delivery of claimed) this.startSend(delivery);
+      if (ended === 0 && (claimed.length === 0 || this.sends.size >= settings.webhooks.concurrency)) break;
     }
+    // After the claims, which end the deliveries of keys that are gone: their subscriptions can go at once.
+    if (!this.stopped && housekeeping.due('webhook-storage', clock.now().getTime())) await sweepWebhookStorage(this.service);
   }
 
-  /**
-   * One statement: locks up to a batch of due deliveries, leases those whose
-   * key is alive (one more attempt each) and ends those whose key is not —
-   * the delivery and its subscription disabled, nothing sent (DECISIONS "a
-   * subscription lives as long as its key"). Of the deliveries, only those it
-   * locked are changed, so workers on several instances never wait on each
-   * other in a cycle (at most on one subscription row, in turn).
-   */
-  private async claim(): Promise<Claimed[]> {
-    const { settings, clock, db } = this.service;
-    const now = isoTimestampOf(clock.now());
-    const leaseEnd = isoTimestampOf(new Date(clock.now().getTime() + 2 * settings.webhooks.timeoutMs + 5_000));
-    const result = await db.execute(sql`
-      with due as (
-        select d.id, d.subscription_id, ${keyAlive(sql`s.owner_key_id`, sql`${now}::timestamptz`)} as alive
-        from ${webhookDeliveries} d join ${webhookSubscriptions} s on s.id = d.subscription_id
-        where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
-        order by d.next_attempt_at
-        limit ${CLAIM_BATCH}
-        for update of d skip locked
-      ), ended_subscriptions as (
-        update ${webhookSubscriptions} set status = 'disabled'
-        where status = 'active' and id in (select subscription_id from due where not alive)
-      ), ended as (
-        update ${webhookDeliveries} set status = 'disabled', next_attempt_at = null
-        where id in (select id from due where not alive)
-      ), claimed as (
-        update ${webhookDeliveries} set next_attempt_at = ${leaseEnd}::timestamptz, attempts = attempts + 1
-        where id in (select id from due where alive)
-        returning id, subscription_id, payload, attempts
-      )
-      select claimed.id, claimed.subscription_id as "subscriptionId", claimed.payload, claimed.attempts, s.url, s.secret
-      from claimed join ${webhookSubscriptions} s on s.id = claimed.subscription_id`);
-    return rowsOf<Claimed>(result);
+  private startSend(delivery: ClaimedDelivery): void {
+    this.sendingTo.set(delivery.host, (this.sendingTo.get(delivery.host) ?? 0) + 1);
+    const send: Promise<void> = this.attempt(delivery)
+      .catch(this.onError)
+      .finally(() => {
+        const left = (this.sendingTo.get(delivery.host) ?? 1) - 1;
+        if (left === 0) this.sendingTo.delete(delivery.host);
+        else this.sendingTo.set(delivery.host, left);
+        this.sends.delete(send);
+        // A place is free: the next due delivery goes now, not at the next poll.
+        this.wake();
+      });
+    this.sends.add(send);
   }
 
-  private async attempt(delivery: Claimed): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const { webhooks } = this.service.settings;
     const timestamp = Math.floor(this.service.clock.now().getTime() / 1000);
     const outcome = await sendWebhook({
@@ -139,6 +126,7 @@ export class WebhookWorker implements EventDispatcher {
       },
       timeoutMs: webhooks.timeoutMs,
       allowPrivate: webhooks.allowPrivate,
+      readBody: delivery.type === VERIFICATION_TYPE,
     });
     await this.record(delivery, outcome);
   }
@@ -146,14 +134,24 @@ export class WebhookWorker implements EventDispatcher {
   /**
    * Only the attempt that holds the lease (its attempt number) may record the
    * result, and only while the delivery is pending: one ended meanwhile (its
-   * key revoked) stays ended.
+   * key revoked) stays ended. A verification request succeeds only when the
+   * receiver echoed the challenge, and then the subscription is active; it is
+   * retried on the first three steps of the schedule, then the subscription
+   * has failed.
    */
-  private async record(delivery: Claimed, outcome: SendOutcome): Promise<void> {
+  private async record(delivery: ClaimedDelivery, outcome: SendOutcome): Promise<void> {
     const { db, clock, settings } = this.service;
     const status = 'status' in outcome ? outcome.status : null;
+    const verification = delivery.type === VERIFICATION_TYPE;
     const ours = and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempts, delivery.attempts), eq(webhookDeliveries.status, 'pending'));
-    if (status !== null && status >= 200 && status < 300) {
-      await db.update(webhookDeliveries).set({ status: 'delivered', lastResponseStatus: status, nextAttemptAt: null }).where(ours);
+    const succeeded = verification ? echoesChallenge(delivery.payload, status, 'body' in outcome ? outcome.body : undefined) : status !== null && status >= 200 && status < 300;
+    if (succeeded) {
+      await db.transaction(async (tx) => {
+        const [recorded] = await tx.update(webhookDeliveries).set({ status: 'delivered', lastResponseStatus: status, nextAttemptAt: null }).where(ours).returning({ id: webhookDeliveries.id });
+        if (verification && recorded) {
+          await tx.update(webhookSubscriptions).set({ status: 'active' }).where(and(eq(webhookSubscriptions.id, delivery.subscriptionId), eq(webhookSubscriptions.status, 'pending')));
+        }
+      });
       this.service.observer.webhookAttempted('delivered');
       return;
     }
@@ -170,9 +168,16 @@ export class WebhookWorker implements EventDispatcher {
       });
       return;
     }
-    const wait = settings.webhooks.retryScheduleMs[delivery.attempts - 1];
+    const retries = verification ? settings.webhooks.retryScheduleMs.slice(0, VERIFICATION_RETRIES) : settings.webhooks.retryScheduleMs;
+    const wait = retries[delivery.attempts - 1];
     if (wait === undefined) {
-      await db.update(webhookDeliveries).set({ status: 'failed', lastResponseStatus: status, nextAttemptAt: null }).where(ours);
+      await db.transaction(async (tx) => {
+        const [recorded] = await tx.update(webhookDeliveries).set({ status: 'failed', lastResponseStatus: status, nextAttemptAt: null }).where(ours).returning({ id: webhookDeliveries.id });
+        // A receiver that never proved it wants the deliveries gets none.
+        if (verification && recorded) {
+          await tx.update(webhookSubscriptions).set({ status: 'failed' }).where(and(eq(webhookSubscriptions.id, delivery.subscriptionId), eq(webhookSubscriptions.status, 'pending')));
+        }
+      });
       this.service.observer.webhookAttempted('failed');
       return;
     }

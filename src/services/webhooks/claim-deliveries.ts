@@ -1,0 +1,90 @@
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../db/rows.ts';
+import { webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { keyAlive } from './subscription-lifetime.ts';
+
+/** At most this many sends to one host at a time, per instance (DECISIONS "Webhook sending"). */
+export const SENDS_PER_HOST = 2;
+
+/** A delivery this instance now holds the lease of, with what it takes to send it. */
+export interface ClaimedDelivery {
+  id: string;
+  subscriptionId: string;
+  type: string;
+  payload: string;
+  attempts: number;
+  url: string;
+  host: string;
+  secret: string;
+}
+
+/** Due deliveries of keys that are gone, ended per claim at most. */
+const ENDED_PER_CLAIM = 100;
+
+/**
+ * One statement: ends due deliveries whose key is gone — the delivery and
+ * its subscription disabled, nothing sent (DECISIONS "a subscription lives as
+ * long as its key") — and leases up to `slots` due deliveries of live keys,
+ * oldest first, no more for one host than its free places (`busy`: hosts
+ * with sends in flight, by how many), one more attempt each. Of the
+ * deliveries, only those it locked are changed, so workers on several
+ * instances never wait on each other in a cycle.
+ */
+export async function claimDeliveries(ctx: ServiceContext, slots: number, busy: ReadonlyMap<string, number>): Promise<{ claimed: ClaimedDelivery[]; ended: number }> {
+  const { settings, clock, db } = ctx;
+  const now = isoTimestampOf(clock.now());
+  const leaseEnd = isoTimestampOf(new Date(clock.now().getTime() + 2 * settings.webhooks.timeoutMs + 5_000));
+  const full = [...busy].filter(([, sending]) => sending >= SENDS_PER_HOST).map(([host]) => host);
+  const halfFull = [...busy].filter(([, sending]) => sending < SENDS_PER_HOST).map(([host]) => host);
+  const alive = keyAlive(sql`s.owner_key_id`, sql`${now}::timestamptz`);
+  const result = await db.execute(sql`
+    with dead as (
+      select d.id, d.subscription_id
+      from ${webhookDeliveries} d join ${webhookSubscriptions} s on s.id = d.subscription_id
+      where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz and not ${alive}
+      limit ${ENDED_PER_CLAIM}::int
+      for update of d skip locked
+    ), ranked as (
+      select d.id, s.target_host,
+        row_number() over (partition by s.target_host order by d.next_attempt_at, d.id) as place
+      from ${webhookDeliveries} d join ${webhookSubscriptions} s on s.id = d.subscription_id
+      where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz and ${alive}
+        and s.target_host <> all(${toTextArray(full)})
+    ), due as (
+      select d.id from ${webhookDeliveries} d
+      where d.id in (
+          select id from ranked
+          where place <= case when target_host = any(${toTextArray(halfFull)}) then ${SENDS_PER_HOST - 1}::int else ${SENDS_PER_HOST}::int end
+        )
+        and d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
+      order by d.next_attempt_at
+      limit ${slots}::int
+      for update of d skip locked
+    ), ended_subscriptions as (
+      update ${webhookSubscriptions} set status = 'disabled'
+      where status in ('pending', 'active') and id in (select subscription_id from dead)
+    ), ended as (
+      update ${webhookDeliveries} set status = 'disabled', next_attempt_at = null
+      where id in (select id from dead)
+      returning id
+    ), claimed as (
+      update ${webhookDeliveries} set next_attempt_at = ${leaseEnd}::timestamptz, attempts = attempts + 1
+      where id in (select id from due)
+      returning id, subscription_id, type, payload, attempts
+    )
+    select claimed.id, claimed.subscription_id as "subscriptionId", claimed.type, claimed.payload, claimed.attempts, s.url, s.target_host as host, s.secret,
+      (select count(*) from ended)::int as ended
+    from claimed join ${webhookSubscriptions} s on s.id = claimed.subscription_id
+    union all
+    select null, null, null, null, null, null, null, null, (select count(*) from ended)::int
+    where not exists (select 1 from claimed)`);
+  const rows = rowsOf<ClaimedDelivery & { ended: number }>(result);
+  return { claimed: rows.filter((row) => row.id !== null), ended: rows[0]?.ended ?? 0 };
+}
+
+/** A text[] parameter; both drivers take its literal form. */
+function toTextArray(values: string[]) {
+  return sql`${`{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`}::text[]`;
+}
