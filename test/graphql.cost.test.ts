@@ -1,9 +1,11 @@
+import { request as httpRequest } from 'node:http';
 import { execute, getIntrospectionQuery, parse, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costLimit } from '../src/graphql/cost-limit.ts';
 import { schema } from '../src/graphql/schema.ts';
-import { aliased, aliasedSchemaTypeFields, aliasedSchemaTypes, chainedFragments, chainedFragmentsCount } from './support/costly-graphql.ts';
+import { aliased, aliasedSchemaTypeFields, aliasedSchemaTypes, aliasedTaskTypenames, chainedFragments, chainedFragmentsCount } from './support/costly-graphql.ts';
 import { GRAPHQL_CONTENT_TYPE, graphql } from './support/graphql-client.ts';
+import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
 import { startServiceProcess, type ServiceProcess } from './support/service-process.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
@@ -114,9 +116,28 @@ describe('over HTTP', () => {
 });
 
 /**
+ * A POST whose answer is read to its end and dropped: this process only
+ * measures, so it must not spend its own event loop decoding megabytes.
+ */
+function answeredStatus(url: string, body: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (incoming) => {
+      incoming.on('end', () => resolve(incoming.statusCode ?? 0)).resume();
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+/**
  * The same instance's event loop, measured from outside it: the service in a
  * process of its own, the most expensive documents the limits admit sent
  * several at a time, and /api/health asked again and again meanwhile.
+ * Latency on a shared two-core machine has outliers of its own (a collection,
+ * another test file's burst), so a run may be tried three times. Without the
+ * introspection thread the 1,000-field introspection fails every try here
+ * (108–128 ms with 4 at a time), and without root fields taking turns the
+ * tasks document does (430–530 ms with 4 at a time).
  */
 describe('while the most expensive admitted documents are answered', () => {
   const HEALTH_WITHIN_MS = 100;
@@ -127,8 +148,10 @@ describe('while the most expensive admitted documents are answered', () => {
     database = await createTestDatabase();
     service = await startServiceProcess({ ...database.env, JWT_SECRET: 'cost-test-signing-secret-0123456789abcdef' });
     auth = bearer((await createKey(service.url, { name: 'heavy' })).key);
+    // Fifty tasks for every `tasks(limit: 50)` to fill.
+    for (let i = 0; i < 50; i++) expect((await request(`${service.url}/api/tasks`, { method: 'POST', ...jsonBody({ title: `task ${i}` }, auth) })).status).toBe(201);
     // Warm: the first answers of a fresh process run cold code.
-    for (const query of [aliasedSchemaTypes(), aliasedSchemaTypeFields()]) await graphql(service.url, { query }, auth);
+    for (const query of [aliasedSchemaTypes(), aliasedSchemaTypeFields(), aliasedTaskTypenames()]) await graphql(service.url, { query }, auth);
   });
   afterAll(async () => {
     await service?.stop();
@@ -138,7 +161,8 @@ describe('while the most expensive admitted documents are answered', () => {
   it.each([
     ['DECISIONS\' example (24 aliased __schema { types { … } }, 987 fields)', aliasedSchemaTypes()],
     ['every type\'s fields under 10 aliased __schema (1,000 fields)', aliasedSchemaTypeFields()],
-  ])('/api/health answers within 100 ms: %s, 8 at a time', async (_name, query) => {
+    ['48 aliased __typename under each of 20 aliased tasks(limit: 50) (980 fields)', aliasedTaskTypenames()],
+  ])('/api/health answers within 100 ms: %s, 4 at a time', { retry: 2 }, async (_name, query) => {
     let heavyDone = false;
     const healthTimes: number[] = [];
     const health = (async () => {
@@ -152,7 +176,7 @@ describe('while the most expensive admitted documents are answered', () => {
     })();
     const statuses: number[] = [];
     for (let round = 0; round < 3; round++) {
-      statuses.push(...(await Promise.all(Array.from({ length: 8 }, async () => (await graphql(service.url, { query }, auth)).status))));
+      statuses.push(...(await Promise.all(Array.from({ length: 4 }, () => answeredStatus(`${service.url}/api/graphql`, JSON.stringify({ query }), auth)))));
     }
     heavyDone = true;
     await health;

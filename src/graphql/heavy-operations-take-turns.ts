@@ -5,8 +5,8 @@ import { countFieldSelections } from './cost-limit.ts';
 
 /**
  * Below this many field selections an operation's work is small however its
- * lists fill (at most 20 top-level fields of at most 50 items): it runs at
- * once, side by side with others.
+ * lists fill (at most 20 top-level fields of at most 50 items): its fields
+ * complete as they come, side by side with others.
  */
 const LIGHT_SELECTIONS = 100;
 
@@ -31,53 +31,19 @@ function isHeavy(document: DocumentNode, operationName: string | null | undefine
 }
 
 /**
- * DECISIONS "GraphQL and the event loop": graphql-js answers introspection —
- * and completes a resolved list — in one synchronous run, so an admitted
- * operation of a thousand selections can hold the event loop for tens of
- * milliseconds. Heavy operations therefore take turns: one runs at a time,
- * each starts from `setImmediate`, after the event loop has polled for I/O
- * — so however many arrive together, a health check waits for at most one
- * of them, never for the queue. Light operations are not held.
+ * DECISIONS "GraphQL and the event loop": once a root field's data is in,
+ * graphql-js completes everything beneath it synchronously — for an admitted
+ * operation of a thousand selections, twenty lists of fifty items with fifty
+ * fields each, tens of milliseconds in one run. A heavy operation's root
+ * fields therefore complete one per turn of the event loop (resolve-through-
+ * procedure.ts takes the turn), and the loop polls for I/O between any two —
+ * so however many heavy operations arrive together, a health check waits for
+ * at most one root field's worth of work.
  */
 export function heavyOperationsTakeTurns(): Plugin<GraphQLContext> {
-  const waiting: (() => void)[] = [];
-  let running = false;
-  let scheduled = false;
-
-  // One start per turn of the event loop, from its check phase: I/O is polled between any two.
-  const startNext = () => {
-    scheduled = false;
-    const next = running ? undefined : waiting.shift();
-    if (!next) return;
-    running = true;
-    next();
-  };
-  const schedule = () => {
-    if (scheduled || running || waiting.length === 0) return;
-    scheduled = true;
-    setImmediate(startNext);
-  };
-  const take = () =>
-    new Promise<void>((resolve) => {
-      waiting.push(resolve);
-      schedule();
-    });
-  const release = () => {
-    running = false;
-    schedule();
-  };
-
   return {
-    onExecute({ args, executeFn, setExecuteFn }) {
-      if (!isHeavy(args.document, args.operationName)) return;
-      setExecuteFn(async (executionArgs) => {
-        await take();
-        try {
-          return await executeFn(executionArgs);
-        } finally {
-          release();
-        }
-      });
+    onExecute({ args, extendContext }) {
+      if (isHeavy(args.document, args.operationName)) extendContext({ takesTurns: true });
     },
   };
 }

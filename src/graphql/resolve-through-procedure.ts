@@ -1,9 +1,13 @@
 import type { AnyTRPCProcedure, inferProcedureOutput } from '@trpc/server';
 import { problemTypes } from '../errors/problem-types.ts';
 import { toAppError } from '../errors/to-app-error.ts';
+import { EventLoopTurns } from '../lib/event-loop-turns.ts';
 import { callProcedure } from '../procedures/call-procedure.ts';
 import type { GraphQLContext } from './builder.ts';
 import { toGraphQLError } from './graphql-error.ts';
+
+/** The one queue of root fields of heavy operations, for every request of the process. */
+const turns = new EventLoopTurns();
 
 /** The extension a root field carries: the procedure it resolves through. */
 export type ProcedureExtension = { procedure: AnyTRPCProcedure };
@@ -27,14 +31,20 @@ export function throughProcedure<P extends AnyTRPCProcedure>(procedure: P, path:
   if (type === 'subscription') throw new Error(`${path}: a subscription cannot back a GraphQL field`);
   return {
     extensions: { procedure },
-    async resolve(args, { ctx }) {
+    async resolve(args, { ctx, takesTurns }) {
       // Each field gets its own response record; the request's prepaid limits are shared.
       const fieldContext = { ...ctx, response: { headers: {} } };
+      let output: inferProcedureOutput<P>;
+      // The procedure's own work (on the embedded database, its query too) in a turn of its own…
+      if (takesTurns) await turns.take();
       try {
-        return (await callProcedure(procedure, { path, type, ctx: fieldContext, getRawInput: async () => args })) as inferProcedureOutput<P>;
+        output = (await callProcedure(procedure, { path, type, ctx: fieldContext, getRawInput: async () => args })) as inferProcedureOutput<P>;
       } catch (thrown) {
         throw toGraphQLError(toAppError(thrown));
       }
+      // …and so is what graphql-js completes beneath the field, in the microtasks after this returns.
+      if (takesTurns) await turns.take();
+      return output;
     },
   };
 }

@@ -73,9 +73,7 @@ export function createGraphQLEndpoint(log: Logger): GraphQLService {
     plugins: [
       rulesAfterValidation,
       countLimitedFields((ctx, error) => log.error({ reqId: ctx.requestId, err: error }, 'graphql limit count failed')),
-      // After the limits: an operation they refuse does not wait for its turn.
       heavyOperationsTakeTurns(),
-      // Inside the turn's execution: only what runs here takes a turn.
       introspectionOffThread(introspection),
       logResolverFailures((ctx, error, path) => log.error({ reqId: ctx.requestId, err: error, path: path?.join('.') }, 'graphql resolver failed')),
     ],

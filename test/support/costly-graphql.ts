@@ -52,3 +52,12 @@ export function aliasedSchemaTypes(fields = 987): string {
 export function aliasedSchemaTypeFields(): string {
   return `{${Array.from({ length: 10 }, (_, i) => `s${i}:__schema{types{fields{...N}}}`).join(' ')}} fragment N on __Field{${aliased(97, 'name')}}`;
 }
+
+/**
+ * Data rather than introspection: 20 aliased `tasks(limit: 50)` (the width
+ * limit) of 48 aliased `__typename` each — 980 selections, some 48,000
+ * resolved fields once 50 tasks are stored.
+ */
+export function aliasedTaskTypenames(): string {
+  return `{${Array.from({ length: 20 }, (_, i) => `t${i}:tasks(limit:50){...T}`).join(' ')}} fragment T on Task{${aliased(48, '__typename')}}`;
+}

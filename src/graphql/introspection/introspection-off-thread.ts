@@ -3,17 +3,23 @@ import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from '../builder.ts';
 import { runsWith, topLevelFields } from '../top-level-fields.ts';
 import type { IntrospectionThread } from './introspection-thread.ts';
-import { SCHEMA_FIELDS, splitIntrospection } from './split-introspection.ts';
+import { splitIntrospection, THREAD_FIELDS } from './split-introspection.ts';
+
+/** A result that writes itself: Yoga's plugin API (its ExecutionResultWithSerializer) calls `stringify` instead of JSON.stringify. */
+type SelfWrittenResult = ExecutionResult & { stringify: (result: ExecutionResult) => string };
 
 /**
  * DECISIONS "GraphQL and the event loop": graphql-js answers introspection
  * synchronously, and within the limits (1,000 selections, 4,000 characters)
  * one document can still make it resolve some 60,000 fields — tens of
  * milliseconds of one turn, more than a health check may wait. So a query's
- * `__schema` and `__type` fields are answered by the introspection thread,
- * and only the rest, if any, here; the two results are put back together in
- * the order the query asked for them. The variables are checked here first:
- * if they are wrong, the ordinary execution answers with its usual errors.
+ * `__schema` and `__type` fields (and `__typename`) are answered by the
+ * introspection thread, and only the rest, if any, here; the two are put back
+ * together in the order the query asked for them. The thread's answers are
+ * JSON text, written into the response as they are: parsing and writing out
+ * again a megabyte of introspection would cost this event loop most of what
+ * the thread saved it. The variables are checked here first: if they are
+ * wrong, the ordinary execution answers with its usual errors.
  */
 export function introspectionOffThread(thread: IntrospectionThread): Plugin<GraphQLContext> {
   return {
@@ -24,20 +30,26 @@ export function introspectionOffThread(thread: IntrospectionThread): Plugin<Grap
         const variables = executionArgs.variableValues ?? undefined;
         const checked = getVariableValues(executionArgs.schema, split.operation.variableDefinitions ?? [], variables ?? {});
         if (checked.errors) return executeFn(executionArgs);
-        const [schemaJson, rest] = await Promise.all([
+        const [answered, rest] = await Promise.all([
           thread.run({ query: split.schemaPart, variables, operationName: executionArgs.operationName ?? undefined }),
           split.rest ? (executeFn({ ...executionArgs, document: split.rest }) as Promise<ExecutionResult>) : undefined,
         ]);
-        const schemaResult = JSON.parse(schemaJson) as ExecutionResult;
-        // Introspection with checked variables has nothing to fail on: an error here is ours.
-        if (schemaResult.errors?.length) throw new Error(`introspection failed: ${schemaResult.errors[0]!.message}`);
-        if (!rest) return schemaResult;
-        if (!rest.data) return rest;
-        const data: Record<string, unknown> = {};
-        for (const [key, field] of topLevelFields(split.operation.selectionSet, split.fragmentNamed, runsWith(variables))) {
-          data[key] = (SCHEMA_FIELDS.has(field) ? schemaResult.data : rest.data)?.[key];
-        }
-        return { ...rest, data };
+        if (rest && !rest.data) return rest;
+        const order = [...topLevelFields(split.operation.selectionSet, split.fragmentNamed, runsWith(variables))];
+        const fromThread = ([, field]: [string, string]) => THREAD_FIELDS.has(field);
+        // Seen by the other plugins as a result whose thread-answered fields are null; written with them as answered.
+        const data = Object.fromEntries(order.map((entry) => [entry[0], fromThread(entry) ? null : rest!.data![entry[0]]]));
+        const result: SelfWrittenResult = {
+          ...rest,
+          data,
+          stringify: (sanitized) => {
+            const fields = order.map((entry) => `${JSON.stringify(entry[0])}:${fromThread(entry) ? answered[entry[0]] : JSON.stringify(data[entry[0]])}`);
+            const errors = sanitized.errors?.length ? `"errors":${JSON.stringify(sanitized.errors)},` : '';
+            const extensions = sanitized.extensions ? `,"extensions":${JSON.stringify(sanitized.extensions)}` : '';
+            return `{${errors}"data":{${fields.join(',')}}${extensions}}`;
+          },
+        };
+        return result;
       });
     },
   };

@@ -16,11 +16,11 @@ interface IntrospectionJob {
   operationName: string | undefined;
 }
 
-/** Its result as JSON text, or why it could not be had. */
-type IntrospectionAnswer = { id: number; json: string } | { id: number; failure: string };
+/** Each top-level field's data as JSON text, by response key; or why it could not be had. */
+type IntrospectionAnswer = { id: number; fields: Record<string, string> } | { id: number; failure: string };
 
 interface Waiting {
-  resolve: (json: string) => void;
+  resolve: (fields: Record<string, string>) => void;
   reject: (error: unknown) => void;
 }
 
@@ -39,8 +39,8 @@ export class IntrospectionThread {
     private readonly onStopped: (error: unknown) => void,
   ) {}
 
-  /** The query's result as JSON text. */
-  run(job: Omit<IntrospectionJob, 'id'>): Promise<string> {
+  /** The query's data, each top-level field's as JSON text by its response key. */
+  run(job: Omit<IntrospectionJob, 'id'>): Promise<Record<string, string>> {
     if (this.waiting.size >= MAX_WAITING) {
       return Promise.reject(new AppError('unavailable', { detail: 'Too many introspection queries at once; try again in a second.', headers: { 'Retry-After': '1' } }));
     }
@@ -68,7 +68,7 @@ export class IntrospectionThread {
       const waiting = this.waiting.get(answer.id);
       if (!waiting) return;
       this.waiting.delete(answer.id);
-      if ('json' in answer) waiting.resolve(answer.json);
+      if ('fields' in answer) waiting.resolve(answer.fields);
       else waiting.reject(new Error(`introspection failed in its thread: ${answer.failure}`));
     });
     const stopped = (error: unknown) => {

@@ -8,15 +8,19 @@ import {
   type SelectionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { topLevelFields } from '../top-level-fields.ts';
 
-/** The root fields that open the schema's lists; `__typename` reads one name and stays where it is. */
-export const SCHEMA_FIELDS: ReadonlySet<string> = new Set(['__schema', '__type']);
+/** The root fields that open the schema's lists. */
+const SCHEMA_FIELDS: ReadonlySet<string> = new Set(['__schema', '__type']);
+
+/** What the introspection thread answers: the schema fields, and `__typename` with them (it needs nothing else). */
+export const THREAD_FIELDS: ReadonlySet<string> = new Set([...SCHEMA_FIELDS, '__typename']);
 
 /** A query's schema fields apart from the rest: each half an operation of its own, with the same name and variables. */
 export interface SplitQuery {
   operation: OperationDefinitionNode;
   fragmentNamed: (name: string) => FragmentDefinitionNode | undefined;
-  /** The document with only the schema fields, printed for the introspection thread. */
+  /** The document with only the thread's fields, printed for the introspection thread. */
   schemaPart: string;
   /** The document without them, for the ordinary execution; undefined when nothing is left. */
   rest: DocumentNode | undefined;
@@ -26,8 +30,8 @@ const splits = new WeakMap<DocumentNode, Map<string | null | undefined, SplitQue
 
 /**
  * Splits the query that `operationName` picks into its `__schema`/`__type`
- * fields and the rest, or gives null when it has no schema field (or is no
- * query: only Query has them). Fragment spreads at the top are inlined, each
+ * fields (and `__typename`) and the rest, or gives null when it has no schema
+ * field (or is no query: only Query has them). Fragment spreads at the top are inlined, each
  * half keeping the selections of its kind with their directives, so @skip and
  * @include decide as before. Worked out once per document.
  */
@@ -53,7 +57,7 @@ function splitOnce(document: DocumentNode, operationName: string | null | undefi
     const kept: SelectionNode[] = [];
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
-        if (SCHEMA_FIELDS.has(selection.name.value) === wanted) kept.push(selection);
+        if (THREAD_FIELDS.has(selection.name.value) === wanted) kept.push(selection);
         continue;
       }
       const name = selection.kind === Kind.FRAGMENT_SPREAD ? selection.name.value : undefined;
@@ -72,8 +76,8 @@ function splitOnce(document: DocumentNode, operationName: string | null | undefi
     return kept;
   };
 
+  if (![...topLevelFields(operation.selectionSet, fragmentNamed).values()].some((field) => SCHEMA_FIELDS.has(field))) return null;
   const schemaSelections = keep(operation.selectionSet, true, new Set());
-  if (schemaSelections.length === 0) return null;
   const restSelections = keep(operation.selectionSet, false, new Set());
   const withSelections = (selections: SelectionNode[]): DocumentNode => ({
     kind: Kind.DOCUMENT,
