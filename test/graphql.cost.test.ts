@@ -100,6 +100,26 @@ describe('over HTTP', () => {
     expect(data).toMatchObject({ s: { queryType: { name: 'Query' } }, board: { name: 'Lab demo' }, __typename: 'Query', kinds: { kind: 'OBJECT' } });
   });
 
+  it.each([
+    ['@skip by a default of true', 'query($s: Boolean = true) { __schema @skip(if: $s) { queryType { name } } __typename }'],
+    ['@include by a default of false', 'query($i: Boolean = false) { __type(name: "Task") @include(if: $i) { name } __typename }'],
+  ])('a schema field left out by %s is left out of the answer, which stays JSON', async (_name, query) => {
+    const response = await graphql(server.url, { query }, auth);
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.text)).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it('more introspection at once than the thread\'s queue holds: each answered 200 or 503 with Retry-After, never a 500', async () => {
+    const responses = await Promise.all(Array.from({ length: 48 }, () => graphql(server.url, { query: aliasedSchemaTypeFields() }, auth)));
+    for (const response of responses) {
+      expect([200, 503]).toContain(response.status);
+      if (response.status === 503) {
+        expect(response.headers.get('retry-after')).toBe('1');
+        expect(response.body.errors).toEqual([{ message: expect.stringContaining('introspection'), extensions: { code: 'SERVICE_UNAVAILABLE' } }]);
+      }
+    }
+  });
+
   it('variables that do not fit a schema field\'s query get the usual errors', async () => {
     const response = await graphql(server.url, { query: 'query($name: String!) { __type(name: $name) { name } }', variables: { name: 7 } }, auth);
     expect(response.body.data).toBeUndefined();

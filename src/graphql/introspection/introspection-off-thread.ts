@@ -1,6 +1,8 @@
-import { getVariableValues, type ExecutionResult } from 'graphql';
+import { getVariableValues, type ExecutionResult, type GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { toAppError } from '../../errors/to-app-error.ts';
 import type { GraphQLContext } from '../builder.ts';
+import { toGraphQLError } from '../graphql-error.ts';
 import { runsWith, topLevelFields } from '../top-level-fields.ts';
 import type { IntrospectionThread } from './introspection-thread.ts';
 import { splitIntrospection, THREAD_FIELDS } from './split-introspection.ts';
@@ -30,12 +32,22 @@ export function introspectionOffThread(thread: IntrospectionThread): Plugin<Grap
         const variables = executionArgs.variableValues ?? undefined;
         const checked = getVariableValues(executionArgs.schema, split.operation.variableDefinitions ?? [], variables ?? {});
         if (checked.errors) return executeFn(executionArgs);
-        const [answered, rest] = await Promise.all([
-          thread.run({ query: split.schemaPart, variables, operationName: executionArgs.operationName ?? undefined }),
-          split.rest ? (executeFn({ ...executionArgs, document: split.rest }) as Promise<ExecutionResult>) : undefined,
-        ]);
+        let answered: Record<string, string>;
+        let rest: ExecutionResult | undefined;
+        try {
+          [answered, rest] = await Promise.all([
+            thread.run({ query: split.schemaPart, variables, operationName: executionArgs.operationName ?? undefined }),
+            split.rest ? (executeFn({ ...executionArgs, document: split.rest }) as Promise<ExecutionResult>) : undefined,
+          ]);
+        } catch (thrown) {
+          // A full queue (503) is an answer; anything else, a failure for Yoga to mask and our plugin to log.
+          const failure = toAppError(thrown);
+          if (failure.slug === 'internal') throw thrown;
+          return { errors: [toGraphQLError(failure) as GraphQLError] };
+        }
         if (rest && !rest.data) return rest;
-        const order = [...topLevelFields(split.operation.selectionSet, split.fragmentNamed, runsWith(variables))];
+        // What runs is decided with the variables' defaults (coerced), as execution decides it.
+        const order = [...topLevelFields(split.operation.selectionSet, split.fragmentNamed, runsWith(checked.coerced))];
         const fromThread = ([, field]: [string, string]) => THREAD_FIELDS.has(field);
         // Seen by the other plugins as a result whose thread-answered fields are null; written with them as answered.
         const data = Object.fromEntries(order.map((entry) => [entry[0], fromThread(entry) ? null : rest!.data![entry[0]]]));
