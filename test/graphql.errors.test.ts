@@ -105,7 +105,7 @@ describe('processing order 5–7', () => {
     const wide = await graphql(server.url, { query: `${fanOut}\nfragment F30 on Task { id }\n{ tasks { ...F0 } }` }, auth);
     expect(wide.status).toBe(400);
     // tasks, and 2^30 ids under it.
-    expect(wide.body.errors).toEqual([expect.objectContaining({ message: `The operation selects ${2 ** 30 + 1} fields once its fragments are expanded, above the limit of 1000.` })]);
+    expect(wide.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ message: `The operation selects ${2 ** 30 + 1} fields once its fragments are expanded, above the limit of 1000.` })]));
   });
 
   it('does not count introspection: the full introspection query passes', async () => {

@@ -6,8 +6,8 @@ import { callProcedure } from '../procedures/call-procedure.ts';
 import type { GraphQLContext } from './builder.ts';
 import { toGraphQLError } from './graphql-error.ts';
 
-/** The one queue of root fields of heavy operations, for every request of the process. */
-const turns = new EventLoopTurns();
+/** The one queue of heavy operations' work, for every request of the process: root fields here, answers in answer-in-pieces.ts. */
+export const heavyWorkTurns = new EventLoopTurns();
 
 /** The extension a root field carries: the procedure it resolves through. */
 export type ProcedureExtension = { procedure: AnyTRPCProcedure };
@@ -36,14 +36,14 @@ export function throughProcedure<P extends AnyTRPCProcedure>(procedure: P, path:
       const fieldContext = { ...ctx, response: { headers: {} } };
       let output: inferProcedureOutput<P>;
       // The procedure's own work (on the embedded database, its query too) in a turn of its own…
-      if (takesTurns) await turns.take();
+      if (takesTurns) await heavyWorkTurns.take();
       try {
         output = (await callProcedure(procedure, { path, type, ctx: fieldContext, getRawInput: async () => args })) as inferProcedureOutput<P>;
       } catch (thrown) {
         throw toGraphQLError(toAppError(thrown));
       }
       // …and so is what graphql-js completes beneath the field, in the microtasks after this returns.
-      if (takesTurns) await turns.take();
+      if (takesTurns) await heavyWorkTurns.take();
       return output;
     },
   };

@@ -3,6 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from './builder.ts';
 import { costLimit } from './cost-limit.ts';
 import { depthLimit } from './depth-limit.ts';
+import { resolvedFieldsLimit } from './resolved-fields-limit.ts';
 import { widthLimit } from './width-limit.ts';
 
 /**
@@ -14,7 +15,8 @@ import { widthLimit } from './width-limit.ts';
 const verdicts = new WeakMap<DocumentNode, readonly GraphQLError[]>();
 
 /**
- * Our own rules — the depth of SPEC step 7, the width and the cost of DECISIONS — run
+ * Our own rules — the depth of SPEC step 7, the width and the cost of DECISIONS, and
+ * the fields the data side could resolve — run
  * only on a document that passed GraphQL's validation (step 6), so a
  * document with an unknown field gets those errors alone.
  */
@@ -24,7 +26,7 @@ export const rulesAfterValidation: Plugin<GraphQLContext> = {
       if (!valid) return;
       let errors = verdicts.get(params.documentAST);
       if (!errors) {
-        errors = validate(params.schema, params.documentAST, [depthLimit(), widthLimit(), costLimit()]);
+        errors = validate(params.schema, params.documentAST, [depthLimit(), widthLimit(), costLimit(), resolvedFieldsLimit()]);
         // Marked as Yoga marks GraphQL's own validation errors (its hook has run by now): a 400.
         for (const error of errors) Object.assign(error.extensions, { code: 'GRAPHQL_VALIDATION_FAILED', http: { spec: true, status: 400 } });
         verdicts.set(params.documentAST, errors);

@@ -6,7 +6,9 @@ import { toAppError } from '../errors/to-app-error.ts';
 import type { GraphQLContext } from '../graphql/builder.ts';
 import { countLimitedFields } from '../graphql/count-limited-fields.ts';
 import { graphqlErrorBody, toGraphQLError, type GraphQLErrorBody } from '../graphql/graphql-error.ts';
+import { answerInPieces } from '../graphql/answer-in-pieces.ts';
 import { heavyOperationsTakeTurns } from '../graphql/heavy-operations-take-turns.ts';
+import { heavyWorkTurns } from '../graphql/resolve-through-procedure.ts';
 import { introspectionOffThread } from '../graphql/introspection/introspection-off-thread.ts';
 import { IntrospectionThread } from '../graphql/introspection/introspection-thread.ts';
 import { logResolverFailures } from '../graphql/log-resolver-failures.ts';
@@ -75,6 +77,8 @@ export function createGraphQLEndpoint(log: Logger): GraphQLService {
       countLimitedFields((ctx, error) => log.error({ reqId: ctx.requestId, err: error }, 'graphql limit count failed')),
       heavyOperationsTakeTurns(),
       introspectionOffThread(introspection),
+      // After the thread's plugin: it writes the answer the thread's fields are part of.
+      answerInPieces(heavyWorkTurns),
       logResolverFailures((ctx, error, path) => log.error({ reqId: ctx.requestId, err: error, path: path?.join('.') }, 'graphql resolver failed')),
     ],
   });

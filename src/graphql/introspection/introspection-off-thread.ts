@@ -1,14 +1,12 @@
 import { getVariableValues, type ExecutionResult, type GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { toAppError } from '../../errors/to-app-error.ts';
+import { WRITTEN_FIELDS, type PartlyWrittenResult } from '../answer-in-pieces.ts';
 import type { GraphQLContext } from '../builder.ts';
 import { toGraphQLError } from '../graphql-error.ts';
 import { runsWith, topLevelFields } from '../top-level-fields.ts';
 import type { IntrospectionThread } from './introspection-thread.ts';
 import { splitIntrospection, THREAD_FIELDS } from './split-introspection.ts';
-
-/** A result that writes itself: Yoga's plugin API (its ExecutionResultWithSerializer) calls `stringify` instead of JSON.stringify. */
-type SelfWrittenResult = ExecutionResult & { stringify: (result: ExecutionResult) => string };
 
 /**
  * DECISIONS "GraphQL and the event loop": graphql-js answers introspection
@@ -20,8 +18,9 @@ type SelfWrittenResult = ExecutionResult & { stringify: (result: ExecutionResult
  * together in the order the query asked for them. The thread's answers are
  * JSON text, written into the response as they are: parsing and writing out
  * again a megabyte of introspection would cost this event loop most of what
- * the thread saved it. The variables are checked here first: if they are
- * wrong, the ordinary execution answers with its usual errors.
+ * the thread saved it (answer-in-pieces.ts writes them in). The variables are
+ * checked here first: if they are wrong, the ordinary execution answers with
+ * its usual errors.
  */
 export function introspectionOffThread(thread: IntrospectionThread): Plugin<GraphQLContext> {
   return {
@@ -49,18 +48,9 @@ export function introspectionOffThread(thread: IntrospectionThread): Plugin<Grap
         // What runs is decided with the variables' defaults (coerced), as execution decides it.
         const order = [...topLevelFields(split.operation.selectionSet, split.fragmentNamed, runsWith(checked.coerced))];
         const fromThread = ([, field]: [string, string]) => THREAD_FIELDS.has(field);
-        // Seen by the other plugins as a result whose thread-answered fields are null; written with them as answered.
+        // Seen by the other plugins as a result whose thread-answered fields are null; written with them as answered (answer-in-pieces.ts).
         const data = Object.fromEntries(order.map((entry) => [entry[0], fromThread(entry) ? null : rest!.data![entry[0]]]));
-        const result: SelfWrittenResult = {
-          ...rest,
-          data,
-          stringify: (sanitized) => {
-            const fields = order.map((entry) => `${JSON.stringify(entry[0])}:${fromThread(entry) ? answered[entry[0]] : JSON.stringify(data[entry[0]])}`);
-            const errors = sanitized.errors?.length ? `"errors":${JSON.stringify(sanitized.errors)},` : '';
-            const extensions = sanitized.extensions ? `,"extensions":${JSON.stringify(sanitized.extensions)}` : '';
-            return `{${errors}"data":{${fields.join(',')}}${extensions}}`;
-          },
-        };
+        const result: PartlyWrittenResult = { ...rest, data, [WRITTEN_FIELDS]: answered };
         return result;
       });
     },
