@@ -15,8 +15,8 @@ if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 
 // Migrations are read at start-up from beside the compiled client.
 cpSync(`${root}/src/db/migrations`, `${root}/dist/db/migrations`, { recursive: true });
-// The introspection thread's code is plain JavaScript, run as it is from src/ and dist/.
-cpSync(`${root}/src/graphql/introspection/introspection-worker.js`, `${root}/dist/graphql/introspection/introspection-worker.js`);
+// The GraphQL thread's code is plain JavaScript, run as it is from src/ and dist/.
+cpSync(`${root}/src/graphql/thread/graphql-worker.js`, `${root}/dist/graphql/thread/graphql-worker.js`);
 
 // The leaderboard page served at /, bundled from web/.
 const { buildApp } = await import('./build-app.js');

@@ -1,11 +1,14 @@
 import SchemaBuilder from '@pothos/core';
 import type { Context } from '../procedures/context.ts';
+import type { ValidationVerdict } from './thread/graphql-thread.ts';
 
 /** What every resolver gets: the same request Context the procedures get. */
 export interface GraphQLContext {
   ctx: Context;
   /** Set for a heavy operation: each root field completes in a turn of the event loop of its own (heavy-operations-take-turns.ts). */
   takesTurns?: boolean;
+  /** A long document's validation by GraphQL's rules, done in the GraphQL thread (thread/validation-off-thread.ts). */
+  validated?: ValidationVerdict;
 }
 
 /** The one Pothos builder; each file under types/ adds one type to it. */

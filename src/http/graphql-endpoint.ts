@@ -9,8 +9,9 @@ import { graphqlErrorBody, toGraphQLError, type GraphQLErrorBody } from '../grap
 import { answerInPieces } from '../graphql/answer-in-pieces.ts';
 import { heavyOperationsTakeTurns } from '../graphql/heavy-operations-take-turns.ts';
 import { heavyWorkTurns } from '../graphql/resolve-through-procedure.ts';
-import { introspectionOffThread } from '../graphql/introspection/introspection-off-thread.ts';
-import { IntrospectionThread } from '../graphql/introspection/introspection-thread.ts';
+import { introspectionOffThread } from '../graphql/thread/introspection-off-thread.ts';
+import { GraphQLThread } from '../graphql/thread/graphql-thread.ts';
+import { validationOffThread } from '../graphql/thread/validation-off-thread.ts';
 import { logResolverFailures } from '../graphql/log-resolver-failures.ts';
 import { rulesAfterValidation } from '../graphql/rules-after-validation.ts';
 import { schema } from '../graphql/schema.ts';
@@ -25,6 +26,14 @@ export const GRAPHQL_CONTENT_TYPE = 'application/graphql-response+json; charset=
 
 /** SPEC: a query of more than 4000 characters is refused before parsing. */
 const MAX_QUERY_LENGTH = 4000;
+
+/**
+ * Documents longer than this are validated in the GraphQL thread: graphql-js
+ * compares every pair of fields that share a response key, so validating a
+ * long document of one field repeated takes up to a tenth of a second (500
+ * characters, at most 8 ms here).
+ */
+const VALIDATED_HERE_UP_TO = 500;
 
 type GraphQLError = { message: string; extensions?: GraphQLErrorBody['extensions'] };
 
@@ -64,7 +73,7 @@ export interface GraphQLService {
 }
 
 export function createGraphQLEndpoint(log: Logger): GraphQLService {
-  const introspection = new IntrospectionThread(introspectionFromSchema(schema), (error) => log.error({ err: error }, 'the introspection thread stopped'));
+  const thread = new GraphQLThread(introspectionFromSchema(schema), (error) => log.error({ err: error }, 'the GraphQL thread stopped'));
   const yoga = createYoga<GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -76,7 +85,8 @@ export function createGraphQLEndpoint(log: Logger): GraphQLService {
       rulesAfterValidation,
       countLimitedFields((ctx, error) => log.error({ reqId: ctx.requestId, err: error }, 'graphql limit count failed')),
       heavyOperationsTakeTurns(),
-      introspectionOffThread(introspection),
+      validationOffThread,
+      introspectionOffThread(thread),
       // After the thread's plugin: it writes the answer the thread's fields are part of.
       answerInPieces(heavyWorkTurns),
       logResolverFailures((ctx, error, path) => log.error({ reqId: ctx.requestId, err: error, path: path?.join('.') }, 'graphql resolver failed')),
@@ -111,7 +121,7 @@ export function createGraphQLEndpoint(log: Logger): GraphQLService {
       send(res, failure.status, errors(graphqlErrorBody(failure)), failure.headers);
     }
   };
-  return { endpoint, close: () => introspection.close() };
+  return { endpoint, close: () => thread.close() };
 
   async function answer(req: IncomingMessage, res: ServerResponse, context: Context, authError: AppError | undefined): Promise<void> {
     // Every request counts, whatever its method or outcome (DECISIONS).
@@ -152,13 +162,24 @@ export function createGraphQLEndpoint(log: Logger): GraphQLService {
       return;
     }
 
+    let validated: GraphQLContext['validated'];
+    if (refusal.query.length > VALIDATED_HERE_UP_TO) {
+      try {
+        validated = await thread.validate(refusal.query);
+      } catch (error) {
+        // The thread's queue is full: a 503 like any full queue (anything else is a failure).
+        if (!(error instanceof AppError)) throw error;
+        send(res, error.status, errors(graphqlErrorBody(error)), { ...error.headers, ...limitHeaders });
+        return;
+      }
+    }
     const response = await yoga.fetch(
       new Request(`http://localhost${GRAPHQL_PATH}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
         body: JSON.stringify(refusal),
       }),
-      { ctx: context },
+      { ctx: context, validated },
     );
     const headers: Record<string, string> = { ...limitHeaders };
     if (response.status === 429 || response.status === 503) {

@@ -62,3 +62,12 @@ export function aliasedSchemaTypeFields(): string {
 export function aliasedTaskTitles(perTask: number): string {
   return `{${Array.from({ length: 20 }, (_, i) => `t${i}:tasks(limit:50){...T}`).join(' ')}} fragment T on Task{${aliased(perTask, 'title')}}`;
 }
+
+/**
+ * Cheap to run, dear to validate: one field repeated under one response key
+ * as often as 4,000 characters allow (graphql-js compares every pair). A
+ * comment names `variant`, so each is a document Yoga has not cached.
+ */
+export function repeatedField(variant: number): string {
+  return `#${variant}\n{${'tasks{id}'.repeat(440)}}`;
+}

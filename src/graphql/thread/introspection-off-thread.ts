@@ -5,7 +5,7 @@ import { WRITTEN_FIELDS, type PartlyWrittenResult } from '../answer-in-pieces.ts
 import type { GraphQLContext } from '../builder.ts';
 import { toGraphQLError } from '../graphql-error.ts';
 import { runsWith, topLevelFields } from '../top-level-fields.ts';
-import type { IntrospectionThread } from './introspection-thread.ts';
+import type { GraphQLThread } from './graphql-thread.ts';
 import { splitIntrospection, THREAD_FIELDS } from './split-introspection.ts';
 
 /**
@@ -22,7 +22,7 @@ import { splitIntrospection, THREAD_FIELDS } from './split-introspection.ts';
  * checked here first: if they are wrong, the ordinary execution answers with
  * its usual errors.
  */
-export function introspectionOffThread(thread: IntrospectionThread): Plugin<GraphQLContext> {
+export function introspectionOffThread(thread: GraphQLThread): Plugin<GraphQLContext> {
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       const split = splitIntrospection(args.document, args.operationName);
@@ -35,7 +35,7 @@ export function introspectionOffThread(thread: IntrospectionThread): Plugin<Grap
         let rest: ExecutionResult | undefined;
         try {
           [answered, rest] = await Promise.all([
-            thread.run({ query: split.schemaPart, variables, operationName: executionArgs.operationName ?? undefined }),
+            thread.introspect({ query: split.schemaPart, variables, operationName: executionArgs.operationName ?? undefined }),
             split.rest ? (executeFn({ ...executionArgs, document: split.rest }) as Promise<ExecutionResult>) : undefined,
           ]);
         } catch (thrown) {
