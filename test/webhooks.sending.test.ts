@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { request } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
 import { submitScore } from './support/scores-client.ts';
 import { useTestServer } from './support/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
-import { subscribeVerified } from './support/webhooks-client.ts';
+import { SETTLED, subscribe, subscribeVerified, subscriptionStatus } from './support/webhooks-client.ts';
 
 /**
  * DECISIONS "Webhook sending": a window of sends in flight, refilled as each
@@ -52,5 +55,68 @@ describe('a receiver that holds its connections delays only its own deliveries',
     await slow.waitFor(30);
     expect(slow.arrived).toBe(30);
     expect(new Set(slow.received.map((delivery) => delivery.headers['webhook-id'])).size).toBe(30);
+  });
+});
+
+describe('answers that do not end', () => {
+  /** A receiver that echoes its challenge (with `padding` after it), and answers events 200 with a body that never ends. */
+  async function endlessReceiver(padding = ''): Promise<{ url: string; close: () => Promise<void> }> {
+    const streaming = new Set<NodeJS.Timeout>();
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        const message = JSON.parse(body) as { type: string; data: { challenge?: string } };
+        if (message.type === 'webhook.verification') {
+          res.end(`${message.data.challenge}${padding}`);
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const timer = setInterval(() => res.write('x'.repeat(1024)), 5);
+        streaming.add(timer);
+        res.on('close', () => clearInterval(timer));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.5', resolve));
+    return {
+      url: `http://127.0.0.5:${(server.address() as AddressInfo).port}/endless`,
+      close: () =>
+        new Promise((resolve) => {
+          for (const timer of streaming) clearInterval(timer);
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+  }
+
+  it('an event delivery counts by its status at once, however long the body that follows', async () => {
+    const endless = await endlessReceiver();
+    try {
+      const owner = bearer((await createKey(server.url, { name: 'endless' })).key);
+      const { id } = await subscribeVerified(server.url, owner, endless.url);
+      await submitScore(server.url, { game: 'demo', initials: 'END', value: 1 });
+      // Well within the 10-second send timeout that reading the body to its end would run into.
+      await vi.waitFor(async () => {
+        const log = await request<{ items: { type: string; status: string; lastResponseStatus: number | null }[] }>(`${server.url}/api/webhooks/${id}/deliveries`, { headers: owner });
+        expect(log.body.items.find((delivery) => delivery.type === 'score.submitted')).toMatchObject({ status: 'delivered', lastResponseStatus: 200 });
+      }, { timeout: 5_000, interval: 50 });
+    } finally {
+      await endless.close();
+    }
+  });
+
+  it('a verification answer longer than 4 KiB is not an echo of the challenge, whatever it starts with', async () => {
+    const padded = await endlessReceiver(' '.repeat(5000));
+    try {
+      const owner = bearer((await createKey(server.url, { name: 'padded' })).key);
+      const { id } = await subscribe(server.url, owner, padded.url);
+      await vi.waitFor(async () => {
+        const log = await request<{ items: { status: string; attempts: number; lastResponseStatus: number | null }[] }>(`${server.url}/api/webhooks/${id}/deliveries`, { headers: owner });
+        expect(log.body.items).toEqual([expect.objectContaining({ status: 'pending', attempts: 1, lastResponseStatus: 200 })]);
+      }, SETTLED);
+      expect(await subscriptionStatus(server.url, owner, id)).toBe('pending');
+    } finally {
+      await padded.close();
+    }
   });
 });

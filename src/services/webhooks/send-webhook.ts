@@ -6,10 +6,10 @@ import { isForbiddenAddress } from './address-guard.ts';
 
 export const USER_AGENT = 'lab-api-webhooks/1.0 (+https://standardwebhooks.com)';
 
-/** The receiver's status, and with `readBody` the start of its answer; or why there was none. */
+/** The receiver's status, and with `readBody` its answer's body (empty when longer than 4 KiB); or why there was none. */
 export type SendOutcome = { status: number; body?: string } | { error: string };
 
-/** Of an answer's body, only this much is read: a verification challenge is a few dozen characters. */
+/** Of an answer's body, at most this much is read: a verification challenge is a few dozen characters. */
 const MAX_ANSWER_BYTES = 4096;
 
 /**
@@ -39,7 +39,7 @@ export function sendWebhook(options: {
   headers: Record<string, string>;
   timeoutMs: number;
   allowPrivate: boolean;
-  /** Keep the first 4 KiB of the answer's body (a verification request's echo). */
+  /** Read the answer's body, up to 4 KiB (a verification request's echo); else only its status is waited for. */
   readBody?: boolean;
 }): Promise<SendOutcome> {
   const url = new URL(options.url);
@@ -57,21 +57,28 @@ export function sendWebhook(options: {
   return new Promise((resolve) => {
     const deadline = setTimeout(() => request.destroy(new Error('timed out')), options.timeoutMs);
     const request = send(url, requestOptions, (response) => {
+      const status = response.statusCode ?? 0;
+      const settle = (outcome: SendOutcome) => {
+        clearTimeout(deadline);
+        resolve(outcome);
+        // The rest of the answer is not wanted: it may be long, or never end.
+        response.destroy();
+      };
+      // Of an event delivery's answer only the status counts.
+      if (!options.readBody) {
+        settle({ status });
+        return;
+      }
       const chunks: Buffer[] = [];
       let kept = 0;
       response.on('data', (chunk: Buffer) => {
-        if (!options.readBody || kept >= MAX_ANSWER_BYTES) return;
-        chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - kept));
+        chunks.push(chunk);
         kept += chunk.length;
+        // Longer than any echo of a challenge: the answer is not one, whatever follows.
+        if (kept > MAX_ANSWER_BYTES) settle({ status, body: '' });
       });
-      response.on('end', () => {
-        clearTimeout(deadline);
-        resolve({ status: response.statusCode ?? 0, ...(options.readBody ? { body: Buffer.concat(chunks).toString('utf8') } : {}) });
-      });
-      response.on('error', (error) => {
-        clearTimeout(deadline);
-        resolve({ error: error.message });
-      });
+      response.on('end', () => settle({ status, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', (error) => settle({ error: error.message }));
     });
     request.on('timeout', () => request.destroy(new Error('timed out')));
     request.on('error', (error) => {
