@@ -173,6 +173,20 @@ describe('windows in the database', () => {
     await request(`${server.url}/api/limits/demo`, { headers: newClient() });
     expect(await ended()).toBe(0);
   });
+
+  it('are swept as fast as they are made: a sweep that took a whole batch (100) is due again at once', async () => {
+    clock.set(START + 4 * 3600 * 1000);
+    const many = clientAddresses('198.51.100');
+    for (let i = 0; i < 250; i++) expect((await request(`${server.url}/api/limits/demo`, { headers: many() })).status).toBe(200);
+    const ended = async () =>
+      (await rowsOf<{ n: number }>(server, sql`select count(*)::int as n from rate_limit_windows where window_end <= ${clock.now().toISOString()}::timestamptz`))[0]!.n;
+    // Past those windows' end and the once-a-minute spacing of sweeps.
+    clock.advance(3600 * 1000);
+    expect(await ended()).toBeGreaterThanOrEqual(250);
+    // Three first requests in a new window: three sweeps of 100, not one a minute.
+    for (let i = 0; i < 3; i++) await request(`${server.url}/api/limits/demo`, { headers: newClient() });
+    expect(await ended()).toBe(0);
+  });
 });
 
 describe('client identity without TRUST_PROXY', () => {

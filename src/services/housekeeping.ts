@@ -15,4 +15,19 @@ export class Housekeeping {
     this.last.set(concern, now);
     return true;
   }
+
+  /**
+   * A sweep that removed a whole batch has more to do: `concern` is due again
+   * at once, so the next request that could tidy it does. A sweep's batch
+   * bounds the work one request takes on; this keeps the sweeping as fast as
+   * the filling, whatever the load.
+   */
+  behind(concern: string): void {
+    this.last.delete(concern);
+  }
+
+  /** Marks `concern` behind when a sweep removed `removed` rows of a batch of `batch`. */
+  swept(concern: string, removed: number, batch: number): void {
+    if (removed >= batch) this.behind(concern);
+  }
 }

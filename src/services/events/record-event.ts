@@ -24,13 +24,14 @@ const INSERT_EVENT = compiledStatement<{ id: string; deliveries: number }>(() =>
 });
 
 /** A batch of events past their retention. */
-const PRUNE_EVENTS = compiledStatement(
+const PRUNE_EVENTS = compiledStatement<{ id: number }>(
   () => sql`
     delete from ${events} where ${events.id} in (
       select ${events.id} from ${events}
       where ${events.createdAt} < ${sql.placeholder('before')}::timestamptz
       limit ${PRUNE_BATCH}
-    )`,
+    )
+    returning ${events.id} as id`,
 );
 
 /**
@@ -61,6 +62,10 @@ export function recordEvent({ ctx: tx, input }: { ctx: TransactionContext; input
     }),
   );
   if (tx.housekeeping.due('events', now.getTime())) {
-    tx.beforeCommit(PRUNE_EVENTS.run(tx.db, { before: isoTimestampOf(new Date(now.getTime() - EVENT_RETENTION_MS)) }));
+    tx.beforeCommit(
+      PRUNE_EVENTS.run(tx.db, { before: isoTimestampOf(new Date(now.getTime() - EVENT_RETENTION_MS)) }).then((pruned) =>
+        tx.housekeeping.swept('events', pruned.length, PRUNE_BATCH),
+      ),
+    );
   }
 }

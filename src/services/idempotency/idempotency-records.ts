@@ -1,3 +1,4 @@
+import { rowsOf } from '../../db/rows.ts';
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { idempotencyRecords } from '../../db/schema/index.ts';
@@ -203,12 +204,14 @@ function isExpired(stale: { inProgress: string | Placeholder; completed: string 
 
 /** Now and then a new claim clears a batch of records nobody can use any more. */
 async function sweepExpiredRecords(ctx: ServiceContext, stale: { inProgress: string; completed: string }): Promise<void> {
-  await ctx.db.execute(sql`
+  const removed = await ctx.db.execute(sql`
     delete from ${idempotencyRecords}
     where (${idempotencyRecords.client}, ${idempotencyRecords.key}) in (
       select ${idempotencyRecords.client}, ${idempotencyRecords.key} from ${idempotencyRecords}
       where ${isExpired(stale)}
       limit ${SWEEP_BATCH}
       for update skip locked
-    )`);
+    )
+    returning 1`);
+  ctx.housekeeping.swept('idempotency-records', rowsOf(removed).length, SWEEP_BATCH);
 }

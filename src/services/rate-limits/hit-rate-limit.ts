@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { rowsOf } from '../../db/rows.ts';
 import { compiledQuery } from '../../db/compiled-statement.ts';
 import { rateLimitWindows } from '../../db/schema/index.ts';
 import { AppError } from '../../errors/app-error.ts';
@@ -100,7 +101,7 @@ export function rateLimitHeaders(outcome: RateLimitOutcome): Record<string, stri
 }
 
 async function sweepEndedWindows(ctx: ServiceContext, now: Date): Promise<void> {
-  await ctx.db.execute(sql`
+  const removed = await ctx.db.execute(sql`
     delete from ${rateLimitWindows}
     where (${rateLimitWindows.name}, ${rateLimitWindows.client}, ${rateLimitWindows.windowStart}) in (
       select ${rateLimitWindows.name}, ${rateLimitWindows.client}, ${rateLimitWindows.windowStart}
@@ -108,5 +109,7 @@ async function sweepEndedWindows(ctx: ServiceContext, now: Date): Promise<void> 
       where ${rateLimitWindows.windowEnd} <= ${isoTimestampOf(now)}::timestamptz
       limit ${SWEEP_BATCH}
       for update skip locked
-    )`);
+    )
+    returning 1`);
+  ctx.housekeeping.swept('rate-limit-windows', rowsOf(removed).length, SWEEP_BATCH);
 }
