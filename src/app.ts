@@ -5,6 +5,7 @@ import { openDatabase, type DatabaseHandle } from './db/client.ts';
 import { developmentSecret, type DevelopmentSecret } from './db/development-secret.ts';
 import { describePostgres } from './db/wait-for-postgres.ts';
 import { StartupError } from './errors/startup-error.ts';
+import { answerClientErrors } from './http/client-errors.ts';
 import type { GraphQLEndpoint } from './http/graphql-endpoint.ts';
 import { createCors } from './http/cors.ts';
 import { createLogger, type Logger } from './http/logger.ts';
@@ -161,6 +162,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       });
     },
   );
+  answerClientErrors(server);
   // Slow or stalled clients must not hold sockets for ever: a client that
   // dribbles its headers or body past these gets 408 and a closed connection.
   server.headersTimeout = config.http.headersTimeoutMs;

@@ -65,6 +65,8 @@ describe.runIf(postgresUrl && nginxInstalled)('three instances behind nginx with
     for (const target of ['/metrics', '/metrics/', '/metrics//', '//metrics', '/metrics/x', '/metrics?format=text', '/./metrics', '/api/../metrics', '/%6detrics', '/metrics%2F', '/Metrics']) {
       const response = await sendRaw(nginx.url, { method: 'GET', target, headers: [] });
       expect(response.status, target).toBe(404);
+      // nginx's own 404 says nosniff too, and a proxied one says it once.
+      expect(response.headers['x-content-type-options'], target).toBe('nosniff');
       expect(response.body.toString(), target).not.toContain('process_cpu_seconds_total');
     }
     expect((await request(`${cluster.instances[0]!.url}/metrics`)).status).toBe(200);

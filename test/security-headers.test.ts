@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { graphql } from './support/graphql-client.ts';
@@ -248,5 +250,31 @@ describe('the pages’ own headers', () => {
     expect(styles).toHaveLength(1);
     const policy = (await fetched('/docs')).header('content-security-policy')!;
     expect(directivesOf(policy).get('style-src')).toEqual(["'self'", hashOf(styles[0]!)]);
+  });
+});
+
+/** The head of the answer to `request`, sent as raw bytes: what node:http refuses before any handler runs. */
+async function refusedHead(request: string): Promise<string> {
+  const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+  await once(socket, 'connect');
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+  const closed = once(socket, 'close');
+  socket.write(request);
+  await closed;
+  return answer.split('\r\n\r\n')[0]!.toLowerCase();
+}
+
+describe('X-Content-Type-Options: nosniff on what node:http answers itself', () => {
+  it.each([
+    ['a request line that is not HTTP', 'GET /api/health HTTP/1.1 extra\r\n\r\n', 400],
+    ['a header line without a colon', 'GET /api/health HTTP/1.1\r\nHost: x\r\nbroken\r\n\r\n', 400],
+    ['both Content-Length and Transfer-Encoding', 'POST /api/tasks HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+    ['a header block over 16 KiB', `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(17 * 1024)}\r\n\r\n`, 431],
+    ['an Expect it cannot meet', 'GET /api/health HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n', 417],
+  ])('%s', async (_name, request, status) => {
+    const head = await refusedHead(request);
+    expect(head).toMatch(new RegExp(`^http/1\\.1 ${status} `));
+    expect(head).toContain('x-content-type-options: nosniff');
   });
 });
