@@ -75,6 +75,8 @@ describe('the default set-up (no DATABASE_URL, no JWT_SECRET) signs with a secre
     expect(secretFiles).toHaveLength(1);
     const secretFile = join(dataDir, secretFiles[0]!);
     expect((await stat(secretFile)).mode & 0o777).toBe(0o600);
+    // And the directory, whose other files PGlite writes readable by anyone (webhook secrets among them), is its owner's alone.
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
     const secret = (await readFile(secretFile, 'utf8')).trim();
     // 32 random bytes, base64url.
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import type { Options, PostgresType } from 'postgres';
 import { fileURLToPath } from 'node:url';
 import type { Config, PoolSettings } from '../config.ts';
@@ -41,7 +41,11 @@ export async function openDatabase(database: Config['database']): Promise<Databa
 // Each driver is loaded only when chosen: the other one's modules would cost start-up time and memory.
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   const inMemory = dataDir.startsWith('memory://');
-  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  if (!inMemory) {
+    mkdirSync(dataDir, { recursive: true });
+    // PGlite writes its files readable, some writable, by anyone; they hold webhook secrets and the signing secret's file.
+    chmodSync(dataDir, 0o700);
+  }
   const lock = inMemory ? undefined : lockDataDir(dataDir);
   try {
     const [{ PGlite }, { drizzle }, { migrate }] = await Promise.all([
