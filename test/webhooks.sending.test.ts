@@ -120,3 +120,33 @@ describe('answers that do not end', () => {
     }
   });
 });
+
+describe('many receivers on many hosts that hold their connections', () => {
+  /** Slow receivers time out after a second here, so the test need not wait ten. */
+  const timed = useTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
+
+  it('hold at most half the window once they have shown they are slow: another host still gets each score within a second', async () => {
+    // Twelve hosts (127.0.0.20–31) that echo their challenge and never answer an event, and one that answers at once.
+    const holders = await Promise.all(Array.from({ length: 12 }, (_, i) => startWebhookReceiver({ host: `127.0.0.${20 + i}` })));
+    const prompt = await startWebhookReceiver({ host: '127.0.0.40' });
+    const never = new Promise<number>(() => {});
+    for (const holder of holders) holder.respond = () => never;
+    try {
+      const keys = [bearer((await createKey(timed.url, { name: 'holder a' })).key), bearer((await createKey(timed.url, { name: 'holder b' })).key)];
+      for (const [i, holder] of holders.entries()) await subscribeVerified(timed.url, keys[i % 2]!, holder.url);
+      await subscribeVerified(timed.url, bearer((await createKey(timed.url, { name: 'prompt' })).key), prompt.url);
+      // The first score shows the twelve hosts to be slow: their sends time out.
+      await submitScore(timed.url, { game: 'demo', initials: 'SLW', value: 0 });
+      await Promise.all(holders.map((holder) => holder.waitForArrival(1)));
+      await prompt.waitFor(1);
+      for (let round = 1; round <= 3; round++) {
+        const submitted = performance.now();
+        await submitScore(timed.url, { game: 'demo', initials: 'SLW', value: round });
+        await prompt.waitFor(round + 1);
+        expect(performance.now() - submitted).toBeLessThan(1_000);
+      }
+    } finally {
+      await Promise.all([...holders, prompt].map((receiver) => receiver.close()));
+    }
+  });
+});

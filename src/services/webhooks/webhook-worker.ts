@@ -3,9 +3,10 @@ import { webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.t
 import type { EventDispatcher } from '../events/event-dispatcher.ts';
 import type { Timer } from '../../lib/clock.ts';
 import type { ServiceContext } from '../service-context.ts';
-import { claimDeliveries, type ClaimedDelivery } from './claim-deliveries.ts';
+import { claimDeliveries, SENDS_PER_HOST, type ClaimedDelivery } from './claim-deliveries.ts';
 import { sendWebhook, USER_AGENT, type SendOutcome } from './send-webhook.ts';
 import { echoesChallenge, VERIFICATION_RETRIES, VERIFICATION_TYPE } from './verification.ts';
+import { SlowHosts } from './slow-hosts.ts';
 import { signWebhook } from './webhook-signature.ts';
 import { sweepWebhookStorage } from './webhook-storage.ts';
 
@@ -20,7 +21,9 @@ import { sweepWebhookStorage } from './webhook-storage.ts';
  * Up to WEBHOOK_CONCURRENCY sends are in flight, and the next is claimed as
  * soon as any one ends — no batch waits for its slowest member — with at most
  * 2 to one host at a time: a receiver that holds its connections delays only
- * its own deliveries (DECISIONS "Webhook sending").
+ * its own deliveries (DECISIONS "Webhook sending"). Hosts that answered
+ * slowly hold at most half of the window between them (slow-hosts.ts), so
+ * many slow receivers cannot fill it either.
  */
 export class WebhookWorker implements EventDispatcher {
   private timer: Timer | undefined;
@@ -30,6 +33,9 @@ export class WebhookWorker implements EventDispatcher {
   /** Sends in flight, by host. */
   private readonly sendingTo = new Map<string, number>();
   private readonly sends = new Set<Promise<void>>();
+  private readonly slowHosts = new SlowHosts();
+  /** Sends in flight to hosts that were slow when they started. */
+  private sendingToSlow = 0;
 
   constructor(
     private readonly service: ServiceContext,
@@ -88,7 +94,7 @@ export class WebhookWorker implements EventDispatcher {
     const { housekeeping, clock, settings } = this.service;
     // Deliveries of keys that are gone are ended even while every place is taken (they need none).
     while (!this.stopped) {
-      const { claimed, ended } = await claimDeliveries(this.service, Math.max(0, settings.webhooks.concurrency - this.sends.size), this.sendingTo);
+      const { claimed, ended } = await claimDeliveries(this.service, Math.max(0, settings.webhooks.concurrency - this.sends.size), this.busyHosts());
       for (const delivery of claimed) this.startSend(delivery);
       if (ended === 0 && (claimed.length === 0 || this.sends.size >= settings.webhooks.concurrency)) break;
     }
@@ -96,11 +102,23 @@ export class WebhookWorker implements EventDispatcher {
     if (!this.stopped && housekeeping.due('webhook-storage', clock.now().getTime())) await sweepWebhookStorage(this.service);
   }
 
+  /** Hosts the next claim may give no more sends to, or fewer: those at their cap, and the slow ones once they hold half the window. */
+  private busyHosts(): ReadonlyMap<string, number> {
+    const { concurrency } = this.service.settings.webhooks;
+    if (this.sendingToSlow < Math.max(1, Math.floor(concurrency / 2))) return this.sendingTo;
+    const busy = new Map(this.sendingTo);
+    for (const host of this.slowHosts.all(Date.now())) busy.set(host, SENDS_PER_HOST);
+    return busy;
+  }
+
   private startSend(delivery: ClaimedDelivery): void {
     this.sendingTo.set(delivery.host, (this.sendingTo.get(delivery.host) ?? 0) + 1);
+    const toSlow = this.slowHosts.has(delivery.host, Date.now());
+    if (toSlow) this.sendingToSlow++;
     const send: Promise<void> = this.attempt(delivery)
       .catch(this.onError)
       .finally(() => {
+        if (toSlow) this.sendingToSlow--;
         const left = (this.sendingTo.get(delivery.host) ?? 1) - 1;
         if (left === 0) this.sendingTo.delete(delivery.host);
         else this.sendingTo.set(delivery.host, left);
@@ -114,6 +132,8 @@ export class WebhookWorker implements EventDispatcher {
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const { webhooks } = this.service.settings;
     const timestamp = Math.floor(this.service.clock.now().getTime() / 1000);
+    // Real time, not the service's clock: how long the receiver took.
+    const started = Date.now();
     const outcome = await sendWebhook({
       url: delivery.url,
       body: delivery.payload,
@@ -128,6 +148,8 @@ export class WebhookWorker implements EventDispatcher {
       allowPrivate: webhooks.allowPrivate,
       readBody: delivery.type === VERIFICATION_TYPE,
     });
+    const took = Date.now() - started;
+    this.slowHosts.answered(delivery.host, ('error' in outcome && outcome.error === 'timed out') || took >= webhooks.timeoutMs / 2, Date.now());
     await this.record(delivery, outcome);
   }
 
