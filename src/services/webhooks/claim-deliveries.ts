@@ -32,10 +32,14 @@ const ENDED_PER_CLAIM = 100;
  * deliveries, only those it locked are changed, so workers on several
  * instances never wait on each other in a cycle.
  */
-export async function claimDeliveries(ctx: ServiceContext, slots: number, busy: ReadonlyMap<string, number>): Promise<{ claimed: ClaimedDelivery[]; ended: number }> {
-  const { settings, clock, db } = ctx;
-  const now = isoTimestampOf(clock.now());
-  const leaseEnd = isoTimestampOf(new Date(clock.now().getTime() + 2 * settings.webhooks.timeoutMs + 5_000));
+export async function claimDeliveries(
+  ctx: ServiceContext,
+  input: { at: Date; slots: number; busy: ReadonlyMap<string, number> },
+): Promise<{ claimed: ClaimedDelivery[]; ended: number }> {
+  const { settings, db } = ctx;
+  const { at, slots, busy } = input;
+  const now = isoTimestampOf(at);
+  const leaseEnd = isoTimestampOf(new Date(at.getTime() + 2 * settings.webhooks.timeoutMs + 5_000));
   const full = [...busy].filter(([, sending]) => sending >= SENDS_PER_HOST).map(([host]) => host);
   const halfFull = [...busy].filter(([, sending]) => sending < SENDS_PER_HOST).map(([host]) => host);
   const alive = keyAlive(sql`s.owner_key_id`, sql`${now}::timestamptz`);

@@ -20,8 +20,7 @@ const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
  * does. Rows another instance has locked are left for its own sweep, so
  * sweeps on several instances never wait on each other.
  */
-export async function sweepWebhookStorage(ctx: ServiceContext): Promise<{ subscriptions: number; deliveries: number }> {
-  const now = ctx.clock.now();
+export async function sweepWebhookStorage(ctx: ServiceContext, now: Date): Promise<{ subscriptions: number; deliveries: number }> {
   const [swept] = rowsOf<{ subscriptions: number; deliveries: number }>(
     await ctx.db.execute(sql`
       with doomed_subscriptions as (

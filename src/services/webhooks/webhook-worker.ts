@@ -92,23 +92,35 @@ export class WebhookWorker implements EventDispatcher {
 
   private async fill(): Promise<void> {
     const { housekeeping, clock, settings } = this.service;
+    // One moment for the whole round, so the sweep sees what its claims saw (a clock moved meanwhile waits for the next round).
+    const at = clock.now();
     // Deliveries of keys that are gone are ended even while every place is taken (they need none).
     while (!this.stopped) {
-      const { claimed, ended } = await claimDeliveries(this.service, Math.max(0, settings.webhooks.concurrency - this.sends.size), this.busyHosts());
+      const { claimed, ended } = await claimDeliveries(this.service, { at, ...this.room() });
       for (const delivery of claimed) this.startSend(delivery);
       if (ended === 0 && (claimed.length === 0 || this.sends.size >= settings.webhooks.concurrency)) break;
     }
     // After the claims, which end the deliveries of keys that are gone: their subscriptions can go at once.
-    if (!this.stopped && housekeeping.due('webhook-storage', clock.now().getTime())) await sweepWebhookStorage(this.service);
+    if (!this.stopped && housekeeping.due('webhook-storage', at.getTime())) await sweepWebhookStorage(this.service, at);
   }
 
-  /** Hosts the next claim may give no more sends to, or fewer: those at their cap, and the slow ones once they hold half the window. */
-  private busyHosts(): ReadonlyMap<string, number> {
+  /**
+   * What the next claim may take: the free places, and the hosts it may give
+   * none or fewer (those at their cap). While slow hosts are known and hold
+   * less than half the window, a claim takes no more than what is left of
+   * that half — one claim could otherwise fill the window with them — and
+   * once they hold it, they are passed over.
+   */
+  private room(): { slots: number; busy: ReadonlyMap<string, number> } {
     const { concurrency } = this.service.settings.webhooks;
-    if (this.sendingToSlow < Math.max(1, Math.floor(concurrency / 2))) return this.sendingTo;
+    const free = Math.max(0, concurrency - this.sends.size);
+    const slow = this.slowHosts.all(Date.now());
+    if (slow.length === 0) return { slots: free, busy: this.sendingTo };
+    const slowRoom = Math.max(1, Math.floor(concurrency / 2)) - this.sendingToSlow;
+    if (slowRoom > 0) return { slots: Math.min(free, slowRoom), busy: this.sendingTo };
     const busy = new Map(this.sendingTo);
-    for (const host of this.slowHosts.all(Date.now())) busy.set(host, SENDS_PER_HOST);
-    return busy;
+    for (const host of slow) busy.set(host, SENDS_PER_HOST);
+    return { slots: free, busy };
   }
 
   private startSend(delivery: ClaimedDelivery): void {
