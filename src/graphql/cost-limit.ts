@@ -1,4 +1,5 @@
 import { GraphQLError, Kind, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
+import { perFragment } from './per-fragment.ts';
 
 /** DECISIONS "GraphQL cost": an operation selects at most this many fields, its fragments expanded. */
 const MAX_FIELD_SELECTIONS = 1000;
@@ -31,20 +32,7 @@ export function costLimit(max: number = MAX_FIELD_SELECTIONS): ValidationRule {
 
 /** The field selections under `selectionSet`, every fragment expanded where it is spread. */
 export function countFieldSelections(selectionSet: SelectionSetNode, fragmentNamed: (name: string) => FragmentDefinitionNode | null | undefined): bigint {
-  const fragmentCounts = new Map<string, bigint>();
-  const inProgress = new Set<string>();
-
-  const fragmentCount = (name: string): bigint => {
-    const known = fragmentCounts.get(name);
-    if (known !== undefined) return known;
-    const fragment = fragmentNamed(name);
-    if (!fragment || inProgress.has(name)) return 0n;
-    inProgress.add(name);
-    const count = selectionCount(fragment.selectionSet);
-    inProgress.delete(name);
-    fragmentCounts.set(name, count);
-    return count;
-  };
+  const fragmentCount = perFragment(fragmentNamed, (fragment) => selectionCount(fragment.selectionSet), 0n);
 
   const selectionCount = (set: SelectionSetNode): bigint => {
     let count = 0n;

@@ -1,4 +1,5 @@
 import { GraphQLError, Kind, type SelectionSetNode, type ValidationRule } from 'graphql';
+import { perFragment } from './per-fragment.ts';
 
 /** SPEC: nesting deeper than 5 levels is refused. */
 const MAX_DEPTH = 5;
@@ -13,20 +14,7 @@ const MAX_DEPTH = 5;
  */
 export function depthLimit(maxDepth: number = MAX_DEPTH): ValidationRule {
   return (context) => {
-    const fragmentDepths = new Map<string, number>();
-    const inProgress = new Set<string>();
-
-    const fragmentDepth = (name: string): number => {
-      const known = fragmentDepths.get(name);
-      if (known !== undefined) return known;
-      const fragment = context.getFragment(name);
-      if (!fragment || inProgress.has(name)) return 0;
-      inProgress.add(name);
-      const depth = selectionDepth(fragment.selectionSet);
-      inProgress.delete(name);
-      fragmentDepths.set(name, depth);
-      return depth;
-    };
+    const fragmentDepth = perFragment((name) => context.getFragment(name), (fragment) => selectionDepth(fragment.selectionSet), 0);
 
     const selectionDepth = (selectionSet: SelectionSetNode): number => {
       let deepest = 0;

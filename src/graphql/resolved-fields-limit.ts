@@ -12,6 +12,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { MAX_PAGE_SIZE } from '../schemas/page-size.ts';
+import { perFragment } from './per-fragment.ts';
 
 /**
  * Fields an operation may resolve with every list full: eight full pages of
@@ -58,21 +59,14 @@ export function countResolvedFields(
   parent: GraphQLNamedType,
   fragmentNamed: (name: string) => FragmentDefinitionNode | null | undefined,
 ): number {
-  const fragmentCounts = new Map<string, number>();
-  const inProgress = new Set<string>();
-
-  const fragmentCount = (name: string): number => {
-    const known = fragmentCounts.get(name);
-    if (known !== undefined) return known;
-    const fragment = fragmentNamed(name);
-    const type = fragment && schema.getType(fragment.typeCondition.name.value);
-    if (!fragment || !type || inProgress.has(name)) return 0;
-    inProgress.add(name);
-    const count = selectionCount(fragment.selectionSet, type);
-    inProgress.delete(name);
-    fragmentCounts.set(name, count);
-    return count;
-  };
+  const fragmentCount = perFragment(
+    fragmentNamed,
+    (fragment) => {
+      const type = schema.getType(fragment.typeCondition.name.value);
+      return type ? selectionCount(fragment.selectionSet, type) : 0;
+    },
+    0,
+  );
 
   const selectionCount = (set: SelectionSetNode, type: GraphQLNamedType): number => {
     let count = 0;
