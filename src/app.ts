@@ -188,6 +188,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   setImmediate(listening);
   const storage = describeDatabase(config.database);
   log.info({ url, docs: `${url}${DOCS_PATH}`, database: storage }, `ready on ${url} (API reference at ${url}${DOCS_PATH}), database: ${storage}`);
+  for (const notice of database.notices) log.info(notice);
   if (signing) {
     const where = signing.keptIn
       ? `generated at the first start and kept in ${signing.keptIn} (readable by its owner only), so tokens survive a restart`

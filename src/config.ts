@@ -61,6 +61,7 @@ const environmentSchema = z.object({
   HOST: z.string().min(1, 'must not be empty').default('0.0.0.0'),
   BASE_URL: httpUrl.optional(),
   DATABASE_URL: postgresUrl.optional(),
+  DATABASE_DIRECT_URL: postgresUrl.optional(),
   PGLITE_DATA_DIR: z.string().min(1, 'must not be empty').default('.data/pglite'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   RATE_LIMIT_TASK_WRITES_ANON: positiveInteger('default 30').default(30),
@@ -102,7 +103,8 @@ export interface Config {
   port: number;
   host: string;
   baseUrl: string;
-  database: { kind: 'postgres'; url: string; pool: PoolSettings } | { kind: 'pglite'; dataDir: string };
+  /** `directUrl`: where migrations run, bypassing a pooler in front of `url` (DECISIONS "Direct connection"). */
+  database: { kind: 'postgres'; url: string; directUrl: string; pool: PoolSettings } | { kind: 'pglite'; dataDir: string };
   /** JWT_SECRET as set; see usesDevelopmentSecret for what signs without it. */
   jwtSecret: string | undefined;
   /** JWT_SECRET unset on the embedded database: a generated development secret signs tokens (db/development-secret.ts), which start-up warns about. */
@@ -171,6 +173,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       ? {
           kind: 'postgres',
           url: env.DATABASE_URL,
+          directUrl: env.DATABASE_DIRECT_URL ?? env.DATABASE_URL,
           pool: {
             max: env.DATABASE_POOL_MAX,
             pipelineDepth: env.DATABASE_PIPELINE_DEPTH,
