@@ -193,6 +193,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       ? `generated at the first start and kept in ${signing.keptIn} (readable by its owner only), so tokens survive a restart`
       : 'generated for this process (memory://), so its tokens end with it';
     log.warn(`JWT_SECRET is not set: tokens are signed with a development secret ${where}; set JWT_SECRET (32 or more random characters) before real use`);
+  } else if (config.jwtSecret === undefined) {
+    // No development secret on a real database (DECISIONS "Signing secret"): said now, not found out at the first 503.
+    log.warn(
+      'JWT_SECRET is not set: this deployment has no signing secret, so POST /api/token answers 503 and every token is refused until it is; set JWT_SECRET (32 or more random characters, the same on every instance) and restart',
+    );
   }
 
   let stopping: Promise<void> | undefined;

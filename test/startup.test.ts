@@ -66,6 +66,8 @@ describe('the ready line', () => {
     expect(service.lines.join('\n')).not.toContain('not-to-be-logged');
     const ready = parsed(service.lines).find((line) => line.docs);
     expect(ready?.database).toBe(`PostgreSQL database "${url.pathname.slice(1)}" on ${url.hostname}:${url.port || '5432'}`);
+    // With JWT_SECRET set there is nothing to warn about (without it: test/auth.development-secret.test.ts).
+    expect(parsed(service.lines).filter((line) => line.level >= 40)).toEqual([]);
   });
 });
 
