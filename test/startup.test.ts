@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { readFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -72,15 +72,19 @@ describe('the ready line', () => {
 });
 
 describe('failures to start are one plain line and exit status 1', () => {
-  it('a port in use', async () => {
+  it('a port in use, found before the database is opened', async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const { port } = holder.address() as AddressInfo;
+    const inUse = new RegExp(`^Cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`);
     try {
-      expectOneLineFailure(
-        await runServiceExpectingFailure({ PORT: String(port) }),
-        new RegExp(`^Cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`),
-      );
+      const dataDir = join(workDir, 'port-in-use');
+      expectOneLineFailure(await runServiceExpectingFailure({ PORT: String(port), PGLITE_DATA_DIR: dataDir }), inUse);
+      // The embedded database was never opened: its directory was not even made, let alone locked.
+      await expect(stat(dataDir)).rejects.toThrow(/ENOENT/);
+      // Nor was a PostgreSQL server tried: this unreachable one would have been retried for 20 s, then blamed.
+      const unreachable = `postgres://postgres@127.0.0.1:${await freePort()}/test`;
+      expectOneLineFailure(await runServiceExpectingFailure({ PORT: String(port), DATABASE_URL: unreachable, DATABASE_CONNECT_TIMEOUT_MS: '20000' }), inUse);
     } finally {
       holder.close();
     }
