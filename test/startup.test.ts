@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { itOnPostgres } from './support/postgres-only.ts';
 import { freePort } from './support/free-port.ts';
 import { request } from './support/http.ts';
@@ -137,6 +137,55 @@ describe('one process per embedded database', () => {
     expect(await third.stop()).toBe(0);
     // A clean stop gives the directory back.
     await expect(readFile(join(dataDir, 'lab-api.lock'))).rejects.toThrow(/ENOENT/);
+  });
+});
+
+/** The process's state letter in /proc/<pid>/stat (after the command name in parentheses): R, S, Z… */
+async function processState(pid: number): Promise<string | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  return stat?.slice(stat.lastIndexOf(')') + 1).trimStart()[0];
+}
+
+describe('a restart right after kill -9', () => {
+  it('takes over the lock of a killed process its parent has not reaped yet (a zombie), and loses no acknowledged write', async () => {
+    const dataDir = join(workDir, 'zombie');
+    // The service as the child of a parent that never reaps: sh starts it, prints its id, then becomes `sleep`.
+    const parent = spawn('sh', ['-c', '"$0" dist/main.js & echo "$!"; exec sleep 600', process.execPath], {
+      cwd: new URL('..', import.meta.url),
+      env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', PGLITE_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const parentExited = once(parent, 'close');
+    try {
+      const { pid, url } = await new Promise<{ pid: number; url: string }>((resolve, reject) => {
+        let text = '';
+        parent.stdout!.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          const [first, ...rest] = text.split('\n');
+          const ready = rest.map((line) => (line.startsWith('{') ? (JSON.parse(line) as LogLine) : undefined)).find((line) => line?.docs);
+          if (ready) resolve({ pid: Number(first), url: ready.url! });
+        });
+        void parentExited.then(() => reject(new Error('the service\'s parent ended before the service was ready')));
+      });
+      const { task } = await createTask(url, { title: 'acknowledged before the kill' });
+      process.kill(pid, 'SIGKILL');
+      // Dead, and not reaped: its id still answers signals.
+      await vi.waitFor(async () => expect(await processState(pid)).toBe('Z'), { timeout: 10_000, interval: 20 });
+      expect(() => process.kill(pid, 0)).not.toThrow();
+      expect(await readFile(join(dataDir, 'lab-api.lock'), 'utf8')).toBe(`${pid}\n`);
+
+      const restarted = await startServiceProcess({ PGLITE_DATA_DIR: dataDir });
+      const read = await request<Task>(`${restarted.url}/api/tasks/${task.id}`);
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual(task);
+      expect(await restarted.stop()).toBe(0);
+      // The zombie is still there: it was taken over, not waited for.
+      expect(await processState(pid)).toBe('Z');
+    } finally {
+      // Its parent gone, the zombie is reaped by whoever adopts it.
+      parent.kill('SIGKILL');
+      await parentExited;
+    }
   });
 });
 
