@@ -133,15 +133,21 @@ export async function startPgBouncer(options: { upstream?: { host: string; port:
     admin,
     log,
     diagnostics: async (database) => {
-      const sections = await Promise.all(
-        ['POOLS', 'CLIENTS', 'SERVERS'].map(async (what) => {
-          const rows = await admin(`SHOW ${what}`).catch((error: Error) => [{ error: error.message }]);
-          const ours = rows.filter((row) => row.error !== undefined || row.database === database);
-          return `SHOW ${what}:\n${ours.map((row) => JSON.stringify(row)).join('\n')}`;
-        }),
-      );
+      const ours = async (what: string): Promise<Record<string, unknown>[]> =>
+        (await admin(`SHOW ${what}`).catch((error: Error) => [{ database, error: error.message }])).filter((row) => row.database === database);
+      const [pools, clients, servers] = await Promise.all([ours('POOLS'), ours('CLIENTS'), ours('SERVERS')]);
+      const byState = (rows: Record<string, unknown>[]) => {
+        const counts: Record<string, number> = {};
+        for (const row of rows) counts[String(row.state ?? row.error)] = (counts[String(row.state ?? row.error)] ?? 0) + 1;
+        return JSON.stringify(counts);
+      };
       const lastLines = (await log()).split('\n').slice(-DIAGNOSTIC_LOG_LINES).join('\n');
-      return `${sections.join('\n')}\npgbouncer.log (last ${DIAGNOSTIC_LOG_LINES} lines):\n${lastLines}`;
+      return [
+        `SHOW POOLS: ${JSON.stringify(pools)}`,
+        `SHOW CLIENTS by state: ${byState(clients)}`,
+        `SHOW SERVERS: ${servers.map((row) => `${String(row.state)} (PostgreSQL pid ${String(row.remote_pid)})`).join(', ')}`,
+        `pgbouncer.log, last ${DIAGNOSTIC_LOG_LINES} lines:\n${lastLines}`,
+      ].join('\n');
     },
     restart: async () => {
       await stopProcess();
