@@ -73,7 +73,9 @@ describeOnPostgres('the service through PgBouncer in transaction mode (docs/depl
   });
 
   describe('instances started at the same moment on an empty database', () => {
-    const ROUNDS = 3;
+    // Through the pooler a session lock serialises nothing: the trial saw 3 of 6 starts collide. Over the
+    // direct URL it is the lock the plain cluster suite proves, started together once more here.
+    const ROUNDS = { throughPooler: 3, direct: 1 };
     let pgbouncer: PgBouncer;
     beforeAll(async () => {
       pgbouncer = await startPgBouncer({ upstream });
@@ -81,8 +83,9 @@ describeOnPostgres('the service through PgBouncer in transaction mode (docs/depl
     afterAll(() => pgbouncer?.stop());
 
     for (const direct of [false, true]) {
-      it(`two come up, ${ROUNDS} times in a row, ${direct ? 'migrating over DATABASE_DIRECT_URL' : 'migrating through the pooler (no DATABASE_DIRECT_URL)'}`, async () => {
-        for (let round = 0; round < ROUNDS; round++) {
+      const rounds = direct ? ROUNDS.direct : ROUNDS.throughPooler;
+      it(`two come up, ${rounds} time(s) on a new database, ${direct ? 'migrating over DATABASE_DIRECT_URL' : 'migrating through the pooler (no DATABASE_DIRECT_URL)'}`, async () => {
+        for (let round = 0; round < rounds; round++) {
           // startCluster fails with the instance's own message when one of them does not start.
           const cluster = await startCluster(2, {}, { databaseEnv: throughPooler(pgbouncer, direct) });
           try {
