@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startCluster, type Cluster } from './support/cluster.ts';
 import { clusterGuarantees } from './support/cluster-guarantees.ts';
@@ -16,6 +17,8 @@ const QUEUE_TIMEOUT_MS = 3000;
 /** What an answer may take beyond the queue timeout: running the statements, on a shared two-core machine. */
 const ANSWER_MARGIN_MS = 2000;
 const CONCURRENCY = 24;
+/** Longer than any request may take (queue timeout and margin), twice over. */
+const HOLD_SECONDS = (2 * (QUEUE_TIMEOUT_MS + ANSWER_MARGIN_MS)) / 1000;
 const MIGRATIONS = (JSON.parse(readFileSync(new URL('../src/db/migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] }).entries.length;
 
 /** The PostgreSQL server the tests use, which PgBouncer forwards to. */
@@ -196,12 +199,12 @@ describeOnPostgres('the service through PgBouncer in transaction mode (docs/depl
       const all = await outcomes;
       const disrupted = await disruption;
       if (disrupted?.failed) throw disrupted.error;
+      expect(all.length).toBeGreaterThan(60 + 150);
       return all;
     }
 
     /** Each request completed or answered 503 with Retry-After within the queue timeout and margin; none failed otherwise. */
     function expectNeverWedged(outcomes: readonly Outcome[]): void {
-      expect(outcomes.length).toBeGreaterThan(60 + 150);
       expect(statusCounts(outcomes.filter((outcome) => ![200, 201, 503].includes(outcome.status)))).toEqual({});
       expect(outcomes.filter((outcome) => outcome.status === 503 && !/^\d+$/.test(outcome.retryAfter ?? ''))).toEqual([]);
       expect(Math.max(...outcomes.map((outcome) => outcome.elapsedMs))).toBeLessThanOrEqual(QUEUE_TIMEOUT_MS + ANSWER_MARGIN_MS);
@@ -225,6 +228,28 @@ describeOnPostgres('the service through PgBouncer in transaction mode (docs/depl
       const after = await runMixedLoad(mix, CONCURRENCY, shuffledPlan({ read: 36, task: 6, score: 6 }));
       expect(statusCounts(after)).toEqual({ 200: 36, 201: 12 });
     }
+
+    it(`every server connection held by another client for ${HOLD_SECONDS} s (PgBouncer queues): reads answer 503 within the bound, then it recovers`, async (context) => {
+      const database = databaseOf(cluster);
+      const holder = postgres(pgbouncer.urlFor(cluster.database.env.DATABASE_URL!), { max: DEFAULT_POOL_SIZE, prepare: false, fetch_types: false, onnotice: () => {} });
+      try {
+        const holding = Promise.all(Array.from({ length: DEFAULT_POOL_SIZE }, () => holder`select pg_sleep(${HOLD_SECONDS})`));
+        await vi.waitFor(
+          async () => {
+            const [sleeping] = await cluster.sql`select count(*)::int as n from pg_stat_activity where datname = ${database} and state = 'active' and query like 'select pg_sleep%'`;
+            expect(sleeping!.n).toBe(DEFAULT_POOL_SIZE);
+          },
+          { timeout: 10_000, interval: 50 },
+        );
+        const outcomes = await runMixedLoad(mix, CONCURRENCY, shuffledPlan({ read: 2 * CONCURRENCY, task: 0, score: 0 }));
+        await context.annotate(`while PgBouncer queued: ${JSON.stringify(statusCounts(outcomes))}`);
+        expectNeverWedged(outcomes);
+        await holding;
+      } finally {
+        await holder.end();
+      }
+      await expectRecovered();
+    }, 90_000);
 
     it('PgBouncer restarted under load: only answers and 503s, every acknowledged write stored, ready again by itself', async (context) => {
       const outcomes = await underDisruption(() => pgbouncer.restart());
