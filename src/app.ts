@@ -4,10 +4,10 @@ import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/client.ts';
 import { developmentSecret, type DevelopmentSecret } from './db/development-secret.ts';
 import { describePostgres } from './db/wait-for-postgres.ts';
-import { StartupError } from './errors/startup-error.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 import type { GraphQLEndpoint } from './http/graphql-endpoint.ts';
 import { createCors } from './http/cors.ts';
+import { checkPortFree, listen } from './http/listen.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { DOCS_PATH } from './http/pages/docs-page.ts';
 import { createStaticContent } from './http/pages/static-content.ts';
@@ -55,30 +55,6 @@ function describeDatabase(database: Config['database']): string {
   return `PostgreSQL database "${name}" on ${host}:${port}`;
 }
 
-/**
- * Connections the kernel may hold for us before we accept them (it caps this at
- * net.core.somaxconn). Node's 511 overflows when thousands of stream viewers
- * reconnect at once — after a deploy, say — and each refused SYN is retried
- * only after 1, 3, 7, 15… seconds.
- */
-const LISTEN_BACKLOG = 4096;
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const refused = (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') reject(new StartupError(`Cannot listen on ${host}:${port}: the port is in use (choose another with PORT)`));
-      else if (error.code === 'EACCES') reject(new StartupError(`Cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges)`));
-      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') reject(new StartupError(`Cannot listen on ${host}:${port}: HOST is not an address of this machine`));
-      else reject(error);
-    };
-    server.once('error', refused);
-    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
-      server.off('error', refused);
-      resolve();
-    });
-  });
-}
-
 /** Start-up in one place: database, migrations, HTTP server. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config.logLevel);
@@ -92,6 +68,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const openApiJson = afterListening.then(async () => JSON.stringify((await import('./http/api-document.ts')).buildApiDocument(appRouter, config.baseUrl)));
   graphqlEndpoint.catch((error: unknown) => log.error({ err: error }, 'GraphQL could not be set up'));
   const graphql: GraphQLEndpoint = async (req, res, request) => (await graphqlEndpoint).endpoint(req, res, request);
+  // Before the database: opening it takes seconds (the embedded one locks its directory too).
+  await checkPortFree(config.port, config.host);
   const database = await openDatabase(config.database);
   try {
     await database.migrate();
@@ -188,11 +166,17 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   setImmediate(listening);
   const storage = describeDatabase(config.database);
   log.info({ url, docs: `${url}${DOCS_PATH}`, database: storage }, `ready on ${url} (API reference at ${url}${DOCS_PATH}), database: ${storage}`);
+  for (const notice of database.notices) log.info(notice);
   if (signing) {
     const where = signing.keptIn
       ? `generated at the first start and kept in ${signing.keptIn} (readable by its owner only), so tokens survive a restart`
       : 'generated for this process (memory://), so its tokens end with it';
     log.warn(`JWT_SECRET is not set: tokens are signed with a development secret ${where}; set JWT_SECRET (32 or more random characters) before real use`);
+  } else if (config.jwtSecret === undefined) {
+    // No development secret on a real database (DECISIONS "Signing secret"): said now, not found out at the first 503.
+    log.warn(
+      'JWT_SECRET is not set: this deployment has no signing secret, so POST /api/token answers 503 and every token is refused until it is; set JWT_SECRET (32 or more random characters, the same on every instance) and restart',
+    );
   }
 
   let stopping: Promise<void> | undefined;

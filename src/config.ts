@@ -61,11 +61,18 @@ const environmentSchema = z.object({
   HOST: z.string().min(1, 'must not be empty').default('0.0.0.0'),
   BASE_URL: httpUrl.optional(),
   DATABASE_URL: postgresUrl.optional(),
+  DATABASE_DIRECT_URL: postgresUrl.optional(),
   PGLITE_DATA_DIR: z.string().min(1, 'must not be empty').default('.data/pglite'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   RATE_LIMIT_TASK_WRITES_ANON: positiveInteger('default 30').default(30),
+  RATE_LIMIT_TASK_WRITES_AUTH: positiveInteger('default 120').default(120),
   RATE_LIMIT_KEYS_PER_HOUR: positiveInteger('default 5').default(5),
+  RATE_LIMIT_TOKENS_PER_MINUTE: positiveInteger('default 20').default(20),
   RATE_LIMIT_SCORES_PER_MINUTE: positiveInteger('default 10').default(10),
+  RATE_LIMIT_GRAPHQL_ANON: positiveInteger('default 60').default(60),
+  RATE_LIMIT_GRAPHQL_AUTH: positiveInteger('default 240').default(240),
+  RATE_LIMIT_DEMO_PER_10_SECONDS: positiveInteger('default 5').default(5),
+  RATE_LIMIT_WEBHOOK_WRITES_PER_MINUTE: positiveInteger('default 30').default(30),
   SSE_STREAM_MS: positiveInteger('milliseconds, default 25000').default(25000),
   SSE_POLL_MS: positiveInteger('milliseconds, default 1000').default(1000),
   SSE_KEEPALIVE_MS: positiveInteger('milliseconds, default 10000').default(10000),
@@ -102,12 +109,24 @@ export interface Config {
   port: number;
   host: string;
   baseUrl: string;
-  database: { kind: 'postgres'; url: string; pool: PoolSettings } | { kind: 'pglite'; dataDir: string };
+  /** `directUrl`: where migrations run, bypassing a pooler in front of `url` (DECISIONS "Direct connection"). */
+  database: { kind: 'postgres'; url: string; directUrl: string; pool: PoolSettings } | { kind: 'pglite'; dataDir: string };
   /** JWT_SECRET as set; see usesDevelopmentSecret for what signs without it. */
   jwtSecret: string | undefined;
   /** JWT_SECRET unset on the embedded database: a generated development secret signs tokens (db/development-secret.ts), which start-up warns about. */
   usesDevelopmentSecret: boolean;
-  rateLimits: { taskWritesAnonymous: number; keysPerHour: number; scoresPerMinute: number };
+  /** Every limit of LIMITS (services/rate-limits/limit-policies.ts), each quota from its RATE_LIMIT_* variable. */
+  rateLimits: {
+    taskWritesAnonymous: number;
+    taskWritesAuthenticated: number;
+    keysPerHour: number;
+    tokensPerMinute: number;
+    scoresPerMinute: number;
+    graphqlAnonymous: number;
+    graphqlAuthenticated: number;
+    demoPer10Seconds: number;
+    webhookWritesPerMinute: number;
+  };
   /** `maxStreamsPerClient`: open score streams one client may hold on one instance (DECISIONS "Score streams"). */
   sse: { streamMs: number; pollMs: number; keepAliveMs: number; maxStreamsPerClient: number };
   trustProxy: boolean;
@@ -171,6 +190,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       ? {
           kind: 'postgres',
           url: env.DATABASE_URL,
+          directUrl: env.DATABASE_DIRECT_URL ?? env.DATABASE_URL,
           pool: {
             max: env.DATABASE_POOL_MAX,
             pipelineDepth: env.DATABASE_PIPELINE_DEPTH,
@@ -184,8 +204,14 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     usesDevelopmentSecret: env.JWT_SECRET === undefined && env.DATABASE_URL === undefined,
     rateLimits: {
       taskWritesAnonymous: env.RATE_LIMIT_TASK_WRITES_ANON,
+      taskWritesAuthenticated: env.RATE_LIMIT_TASK_WRITES_AUTH,
       keysPerHour: env.RATE_LIMIT_KEYS_PER_HOUR,
+      tokensPerMinute: env.RATE_LIMIT_TOKENS_PER_MINUTE,
       scoresPerMinute: env.RATE_LIMIT_SCORES_PER_MINUTE,
+      graphqlAnonymous: env.RATE_LIMIT_GRAPHQL_ANON,
+      graphqlAuthenticated: env.RATE_LIMIT_GRAPHQL_AUTH,
+      demoPer10Seconds: env.RATE_LIMIT_DEMO_PER_10_SECONDS,
+      webhookWritesPerMinute: env.RATE_LIMIT_WEBHOOK_WRITES_PER_MINUTE,
     },
     sse: { streamMs: env.SSE_STREAM_MS, pollMs: env.SSE_POLL_MS, keepAliveMs: env.SSE_KEEPALIVE_MS, maxStreamsPerClient: env.SSE_MAX_STREAMS_PER_CLIENT },
     trustProxy: env.TRUST_PROXY === 'true',

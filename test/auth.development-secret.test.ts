@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from './support/graphql-client.ts';
 import { request } from './support/http.ts';
 import { bearer, createKey, exchangeForToken } from './support/keys-client.ts';
+import { describeOnPostgres } from './support/postgres-only.ts';
 import { startServiceProcess, type ServiceProcess } from './support/service-process.ts';
+import { createTestDatabase } from './support/test-database.ts';
 
 const BASE_URL = 'http://api.test';
 /** The secret the source once held: anyone who read it could sign tokens for every default set-up. */
@@ -91,5 +93,29 @@ describe('the default set-up (no DATABASE_URL, no JWT_SECRET) signs with a secre
       await again.stop();
     }
     expect((await readFile(secretFile, 'utf8')).trim()).toBe(secret);
+  });
+});
+
+describeOnPostgres('PostgreSQL without JWT_SECRET', 'the development secret exists only without DATABASE_URL', () => {
+  it('says at start, in one warn line, that token exchange answers 503 until JWT_SECRET is set — and it does', async () => {
+    const database = await createTestDatabase();
+    try {
+      const service = await startServiceProcess({ ...database.env, BASE_URL });
+      try {
+        const key = await createKey(service.url, { name: 'no secret here' });
+        const exchange = await request<{ status: number; detail: string }>(`${service.url}/api/token`, { method: 'POST', headers: bearer(key.key) });
+        expect(exchange.status).toBe(503);
+        expect(exchange.body.detail).toMatch(/no signing secret/);
+        expect(await statusesFor(service.url, await forge(SECRET_ONCE_IN_THE_SOURCE))).toEqual([401, 401, 401]);
+      } finally {
+        expect(await service.stop()).toBe(0);
+      }
+      expect(warningsOf(service)).toEqual([expect.stringMatching(/^JWT_SECRET is not set: .*POST \/api\/token answers 503 .*until it is; set JWT_SECRET/)]);
+      // A start-up line, right after the ready line: not something an operator finds out at the first 503.
+      const messages = service.lines.map((line) => (JSON.parse(line) as { msg: string }).msg);
+      expect(messages.findIndex((msg) => msg.startsWith('JWT_SECRET is not set'))).toBe(messages.findIndex((msg) => msg.startsWith('ready on')) + 1);
+    } finally {
+      await database.drop();
+    }
   });
 });

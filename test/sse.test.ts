@@ -74,6 +74,31 @@ describe('a reconnecting client (Last-Event-ID)', () => {
     }
   });
 
+  it('holding an id the log has never reached (a restored or reset log) starts over with the current board, as a new client', async () => {
+    await submitScore(server.url, { game: 'marble', initials: 'OLD', value: 90_000 });
+    const latest = await latestEventId();
+    // At the newest stored event itself the client is up to date: it resumes.
+    const upToDate = await openSse(streamUrl(server, 'game=marble'), { 'Last-Event-ID': String(latest) });
+    try {
+      expect((await upToDate.next())!.raw).toBe('retry: 3000');
+    } finally {
+      upToDate.close();
+    }
+    const stream = await openSse(streamUrl(server, 'game=marble&limit=5'), { 'Last-Event-ID': String(latest + 1000) });
+    try {
+      const first = (await stream.next())!;
+      expect(first).toMatchObject({ event: 'board', id: String(latest), retry: '3000' });
+      expect(JSON.parse(first.data!)).toEqual((await request<Leaderboard>(`${server.url}/api/scores?game=marble&limit=5`)).body);
+      // And it follows the log from there, though the next ids are below the one it held.
+      const score = await submitScore(server.url, { game: 'marble', initials: 'NXT', value: 80_000 });
+      const next = await stream.nextMatching((frame) => frame.event === 'board');
+      expect((JSON.parse(next.data!) as { latest: Score }).latest).toEqual(score);
+      expect(Number(next.id)).toBeLessThan(latest + 1000);
+    } finally {
+      stream.close();
+    }
+  });
+
   it('treats an invalid Last-Event-ID as a new client', async () => {
     for (const lastEventId of ['0', '-3', 'abc', '9007199254740993']) {
       const stream = await openSse(streamUrl(server, 'game=demo'), { 'Last-Event-ID': lastEventId });

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { readFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { itOnPostgres } from './support/postgres-only.ts';
 import { freePort } from './support/free-port.ts';
 import { request } from './support/http.ts';
@@ -66,19 +66,25 @@ describe('the ready line', () => {
     expect(service.lines.join('\n')).not.toContain('not-to-be-logged');
     const ready = parsed(service.lines).find((line) => line.docs);
     expect(ready?.database).toBe(`PostgreSQL database "${url.pathname.slice(1)}" on ${url.hostname}:${url.port || '5432'}`);
+    // With JWT_SECRET set there is nothing to warn about (without it: test/auth.development-secret.test.ts).
+    expect(parsed(service.lines).filter((line) => line.level >= 40)).toEqual([]);
   });
 });
 
 describe('failures to start are one plain line and exit status 1', () => {
-  it('a port in use', async () => {
+  it('a port in use, found before the database is opened', async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const { port } = holder.address() as AddressInfo;
+    const inUse = new RegExp(`^Cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`);
     try {
-      expectOneLineFailure(
-        await runServiceExpectingFailure({ PORT: String(port) }),
-        new RegExp(`^Cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`),
-      );
+      const dataDir = join(workDir, 'port-in-use');
+      expectOneLineFailure(await runServiceExpectingFailure({ PORT: String(port), PGLITE_DATA_DIR: dataDir }), inUse);
+      // The embedded database was never opened: its directory was not even made, let alone locked.
+      await expect(stat(dataDir)).rejects.toThrow(/ENOENT/);
+      // Nor was a PostgreSQL server tried: this unreachable one would have been retried for 20 s, then blamed.
+      const unreachable = `postgres://postgres@127.0.0.1:${await freePort()}/test`;
+      expectOneLineFailure(await runServiceExpectingFailure({ PORT: String(port), DATABASE_URL: unreachable, DATABASE_CONNECT_TIMEOUT_MS: '20000' }), inUse);
     } finally {
       holder.close();
     }
@@ -131,6 +137,55 @@ describe('one process per embedded database', () => {
     expect(await third.stop()).toBe(0);
     // A clean stop gives the directory back.
     await expect(readFile(join(dataDir, 'lab-api.lock'))).rejects.toThrow(/ENOENT/);
+  });
+});
+
+/** The process's state letter in /proc/<pid>/stat (after the command name in parentheses): R, S, Z… */
+async function processState(pid: number): Promise<string | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  return stat?.slice(stat.lastIndexOf(')') + 1).trimStart()[0];
+}
+
+describe('a restart right after kill -9', () => {
+  it('takes over the lock of a killed process its parent has not reaped yet (a zombie), and loses no acknowledged write', async () => {
+    const dataDir = join(workDir, 'zombie');
+    // The service as the child of a parent that never reaps: sh starts it, prints its id, then becomes `sleep`.
+    const parent = spawn('sh', ['-c', '"$0" dist/main.js & echo "$!"; exec sleep 600', process.execPath], {
+      cwd: new URL('..', import.meta.url),
+      env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', PGLITE_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const parentExited = once(parent, 'close');
+    try {
+      const { pid, url } = await new Promise<{ pid: number; url: string }>((resolve, reject) => {
+        let text = '';
+        parent.stdout!.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          const [first, ...rest] = text.split('\n');
+          const ready = rest.map((line) => (line.startsWith('{') ? (JSON.parse(line) as LogLine) : undefined)).find((line) => line?.docs);
+          if (ready) resolve({ pid: Number(first), url: ready.url! });
+        });
+        void parentExited.then(() => reject(new Error('the service\'s parent ended before the service was ready')));
+      });
+      const { task } = await createTask(url, { title: 'acknowledged before the kill' });
+      process.kill(pid, 'SIGKILL');
+      // Dead, and not reaped: its id still answers signals.
+      await vi.waitFor(async () => expect(await processState(pid)).toBe('Z'), { timeout: 10_000, interval: 20 });
+      expect(() => process.kill(pid, 0)).not.toThrow();
+      expect(await readFile(join(dataDir, 'lab-api.lock'), 'utf8')).toBe(`${pid}\n`);
+
+      const restarted = await startServiceProcess({ PGLITE_DATA_DIR: dataDir });
+      const read = await request<Task>(`${restarted.url}/api/tasks/${task.id}`);
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual(task);
+      expect(await restarted.stop()).toBe(0);
+      // The zombie is still there: it was taken over, not waited for.
+      expect(await processState(pid)).toBe('Z');
+    } finally {
+      // Its parent gone, the zombie is reaped by whoever adopts it.
+      parent.kill('SIGKILL');
+      await parentExited;
+    }
   });
 });
 

@@ -1,13 +1,18 @@
 import { chmodSync, mkdirSync } from 'node:fs';
-import type { Options, PostgresType } from 'postgres';
+import type { Options, PostgresType, Sql } from 'postgres';
 import { fileURLToPath } from 'node:url';
-import type { Config, PoolSettings } from '../config.ts';
+import type { Config } from '../config.ts';
 import { StartupError } from '../errors/startup-error.ts';
 import { ConnectionGate } from './connection-gate.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Database } from './database.ts';
+import { assertPatchedDriver } from './patched-driver.ts';
 import { preparedAndGated } from './prepared-and-gated.ts';
-import { waitForPostgres } from './wait-for-postgres.ts';
+import { directMode, pooledMode, type SessionTimeouts, type StatementMode } from './statement-mode.ts';
+import { multiplexesTransactions } from './transaction-pooler.ts';
+import { RefusedStartupParameter, waitForPostgres } from './wait-for-postgres.ts';
+
+type PostgresSettings = Extract<Config['database'], { kind: 'postgres' }>;
 
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
 
@@ -27,13 +32,15 @@ export interface DatabaseHandle {
   kind: 'pglite' | 'postgres';
   /** The bounded queue in front of PostgreSQL's connections; the embedded database has one connection and no gate. */
   gate?: ConnectionGate;
+  /** What start-up should say about how the database is reached (an `info` line each). */
+  notices: string[];
   /** Applies the committed migrations; safe to call from several instances at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function openDatabase(database: Config['database']): Promise<DatabaseHandle> {
-  const handle = database.kind === 'postgres' ? await openPostgres(database.url, database.pool) : await openPglite(database.dataDir);
+  const handle = database.kind === 'postgres' ? await openPostgres(database) : await openPglite(database.dataDir);
   let closing: Promise<void> | undefined;
   return { ...handle, close: () => (closing ??= handle.close()) };
 }
@@ -60,6 +67,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     return {
       db: db as unknown as Database,
       kind: 'pglite',
+      notices: [],
       migrate: async () => {
         await migrate(db, { migrationsFolder });
       },
@@ -77,20 +85,16 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   }
 }
 
-async function openPostgres(url: string, pool: PoolSettings): Promise<DatabaseHandle> {
+async function openPostgres(settings: PostgresSettings): Promise<DatabaseHandle> {
+  const { url, pool } = settings;
+  assertPatchedDriver();
   const [{ default: postgres }, { drizzle }, { migrate }] = await Promise.all([
     import('postgres'),
     import('drizzle-orm/postgres-js'),
     import('drizzle-orm/postgres-js/migrator'),
   ]);
-  const options: Options<Record<string, PostgresType>> & { max_pipeline: number } = {
-    max: pool.max,
-    // Statements sent behind the one running (postgres.js reads the option but does not declare it).
-    max_pipeline: pool.pipelineDepth - 1,
-    // No idle timeout: the pool keeps its connections (at most DATABASE_POOL_MAX)
-    // until postgres.js's max lifetime (30 to 60 minutes) replaces them. Closing
-    // them after 30 s idle cost a timer set and cleared on every query, and a new
-    // connection after every quiet spell.
+  const timeouts: SessionTimeouts = { statementTimeoutMs: pool.statementTimeoutMs, idleInTransactionTimeoutMs: Math.max(pool.statementTimeoutMs, 30_000) };
+  const connectionOptions = (settingsAtStart: Record<string, number>): Options<Record<string, PostgresType>> => ({
     connect_timeout: pool.connectTimeoutMs / 1000,
     onnotice: () => {},
     // postgres.js reads the server's array types as the first statement of
@@ -102,44 +106,104 @@ async function openPostgres(url: string, pool: PoolSettings): Promise<DatabaseHa
     // reconnects, and queries wait with it: after an outage the service would
     // stall long after the server is back. A short fixed pause instead.
     backoff: () => RECONNECT_PAUSE_SECONDS,
-    connection: {
-      application_name: 'lab-api',
-      // A query that hangs becomes an error instead of a request that never ends…
-      statement_timeout: pool.statementTimeoutMs,
-      // …and a transaction left open by a stalled client gives its locks back.
-      idle_in_transaction_session_timeout: Math.max(pool.statementTimeoutMs, 30_000),
-    },
-  };
-  const client = postgres(url, options);
+    // A connection that lands on a standby (a failover's stale route) is closed at once, not used for writes that must fail.
+    target_session_attrs: 'primary',
+    connection: { application_name: 'lab-api', ...settingsAtStart },
+  });
+
+  let mode: StatementMode;
+  const probe = postgres(url, { ...connectionOptions({}), max: 2 });
+  try {
+    await waitForPostgres(probe, url, pool.connectTimeoutMs);
+    mode = (await multiplexesTransactions(probe)) ? pooledMode(timeouts) : directMode(timeouts);
+  } finally {
+    await probe.end({ timeout: 0 });
+  }
+  const clientFor = (chosen: StatementMode) =>
+    postgres(url, {
+      ...connectionOptions(chosen.startupSettings),
+      max: pool.max,
+      // Statements sent behind the one running (postgres.js reads the option but does not declare it).
+      ...({ max_pipeline: pool.pipelineDepth - 1 } as object),
+      // No idle timeout: the pool keeps its connections (at most DATABASE_POOL_MAX)
+      // until postgres.js's max lifetime (30 to 60 minutes) replaces them. Closing
+      // them after 30 s idle cost a timer set and cleared on every query, and a new
+      // connection after every quiet spell.
+    });
+  let client = clientFor(mode);
+  let refusedSetting: string | undefined;
   try {
     await waitForPostgres(client, url, pool.connectTimeoutMs);
   } catch (error) {
     await client.end({ timeout: 0 });
-    throw error;
+    refusedSetting = error instanceof RefusedStartupParameter ? error.parameter : undefined;
+    if (!refusedSetting) throw error;
+    // A pooler in session mode keeps sessions but refuses settings it does not know: they come with each transaction instead.
+    mode = pooledMode(timeouts);
+    client = clientFor(mode);
+    try {
+      await waitForPostgres(client, url, pool.connectTimeoutMs);
+    } catch (again) {
+      await client.end({ timeout: 0 });
+      throw again;
+    }
   }
   const gate = new ConnectionGate(pool.max, pool.pipelineDepth, pool.queueTimeoutMs);
-  const db = drizzle(preparedAndGated(client, gate));
+  const db = drizzle(preparedAndGated(client, gate, mode));
   return {
     db: db as unknown as Database,
     kind: 'postgres',
     gate,
-    migrate: async () => {
-      // Instances started together on an empty database would race on
-      // CREATE TABLE; the advisory lock lets one migrate while the rest wait.
-      // It is held on a connection of its own: the migrations run on the pool,
-      // which may have just one (DATABASE_POOL_MAX=1 used to wait for itself).
-      const lock = postgres(url, { max: 1, onnotice: () => {}, fetch_types: false, connect_timeout: pool.connectTimeoutMs / 1000 });
-      try {
-        await lock`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
-        try {
-          await migrate(db, { migrationsFolder });
-        } finally {
-          await lock`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
-        }
-      } finally {
-        await lock.end({ timeout: 5 });
-      }
-    },
+    notices: [
+      ...(mode.throughPooler && !refusedSetting
+        ? ['DATABASE_URL multiplexes transactions (a pooler such as PgBouncer in transaction mode): statements are unnamed and the timeouts are set in each transaction']
+        : []),
+      ...(refusedSetting
+        ? [`DATABASE_URL refused the startup parameter ${refusedSetting}: the timeouts are set in each transaction instead`]
+        : []),
+    ],
+    migrate: () => migrateOnce(settings, (direct) => migrate(drizzle(direct), { migrationsFolder })),
     close: () => client.end({ timeout: 5 }),
   };
+}
+
+/**
+ * Instances started together on an empty database would race on CREATE
+ * TABLE; a transaction-scoped advisory lock lets one migrate while the rest
+ * wait. It holds through a transaction pooler too (a session lock there
+ * serialises nothing: the next statement may run on another session), so
+ * DATABASE_DIRECT_URL is a convenience, not a condition. The lock's
+ * transaction stays open on one connection while the migrations run on the
+ * other; neither keeps anything in a session.
+ */
+async function migrateOnce(settings: PostgresSettings, run: (direct: Sql) => Promise<void>): Promise<void> {
+  const { default: postgres } = await import('postgres');
+  const direct = postgres(settings.directUrl, {
+    max: 2,
+    prepare: false,
+    onnotice: () => {},
+    fetch_types: false,
+    connect_timeout: settings.pool.connectTimeoutMs / 1000,
+    connection: { application_name: 'lab-api-migrations' },
+  });
+  try {
+    await waitForPostgres(direct, settings.directUrl, settings.pool.connectTimeoutMs);
+    await direct.begin(async (lock) => {
+      await lock`select pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`;
+      await run(direct);
+    });
+  } catch (error) {
+    if (error instanceof StartupError) throw error;
+    throw new StartupError(`Migrating the database failed: ${describeFailure(error)}`);
+  } finally {
+    await direct.end({ timeout: 5 });
+  }
+}
+
+/** A failure with PostgreSQL's own words: Drizzle wraps the driver's error, whose message and SQLSTATE are the cause's. */
+function describeFailure(error: unknown): string {
+  let deepest = error as { message?: string; code?: unknown; cause?: unknown };
+  while (deepest.cause && typeof deepest.cause === 'object') deepest = deepest.cause as typeof deepest;
+  const code = typeof deepest.code === 'string' ? ` (${deepest.code})` : '';
+  return `${deepest.message ?? String(deepest)}${code}`;
 }

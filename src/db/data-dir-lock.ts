@@ -13,7 +13,8 @@ export interface DataDirLock {
  * One process at a time per embedded database (DECISIONS "Operations"): two
  * PGlite instances on one directory each work on their own copy and one loses
  * its writes. The lock is a file holding the owner's process id, created
- * exclusively; a file whose process is gone (killed, crashed) is taken over.
+ * exclusively; a file whose process is gone (killed, crashed, a zombie not
+ * yet reaped) is taken over.
  */
 export function lockDataDir(dataDir: string): DataDirLock {
   const path = join(dataDir, LOCK_FILE);
@@ -50,14 +51,36 @@ function holderOf(path: string): number | undefined {
   }
 }
 
+/**
+ * Whether the process still runs. A zombie does not: it was killed (kill -9,
+ * a crash) and its parent has not reaped it yet, so its id still answers
+ * signals though nothing of it holds the directory. A supervisor restarting
+ * at once can come before the reaping.
+ */
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return !hasExited(pid);
+}
+
+/**
+ * Linux's /proc/<pid>/stat: the state is the first field after the command
+ * name, which is in parentheses and may itself hold spaces and parentheses.
+ * Z is a zombie, X a process being removed. Without /proc nothing is known.
+ */
+function hasExited(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 1).trimStart()[0];
+  return state === 'Z' || state === 'X';
 }
 
 function releaseIfOurs(path: string): void {

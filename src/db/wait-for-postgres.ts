@@ -5,6 +5,18 @@ import { StartupError } from '../errors/startup-error.ts';
 const DATABASE_MISSING = '3D000';
 const AUTHENTICATION_FAILED = new Set(['28P01', '28000']);
 const RETRY_PAUSE_MS = 250;
+/** SQLSTATE of a connection refused for what it asked, not for where it went: a pooler refusing a startup parameter, say. */
+const PROTOCOL_VIOLATION = '08P01';
+
+/** A server (most often a pooler) that refused one of the settings sent at connection start. */
+export class RefusedStartupParameter extends StartupError {
+  constructor(
+    message: string,
+    readonly parameter: string,
+  ) {
+    super(message);
+  }
+}
 
 /** Where the service connects, for messages: never the password. */
 export function describePostgres(url: string): { host: string; port: string; database: string; user: string } {
@@ -40,8 +52,15 @@ export async function waitForPostgres(client: postgres.Sql, url: string, timeout
       if (AUTHENTICATION_FAILED.has(code)) {
         throw new StartupError(`PostgreSQL on ${where} refused user "${target.user}": authentication failed (check DATABASE_URL's user and password)`);
       }
+      const message = (error as Error).message;
+      if (code === PROTOCOL_VIOLATION) {
+        const refused = /unsupported startup parameter: (\S+)/.exec(message)?.[1];
+        const plainly = `PostgreSQL on ${where} refused the connection: ${message} (${code})`;
+        throw refused ? new RefusedStartupParameter(plainly, refused) : new StartupError(plainly);
+      }
       if (Date.now() + RETRY_PAUSE_MS >= deadline) {
-        const reason = code || (error as Error).message;
+        // The server's own words when it answered (a SQLSTATE); the system's code alone for a connection that never was.
+        const reason = /^[0-9A-Z]{5}$/.test(code) ? `${code}: ${message}` : code || message;
         throw new StartupError(`PostgreSQL on ${where} is unreachable after retrying for ${timeoutMs / 1000} s (${reason})`);
       }
       await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));

@@ -20,14 +20,16 @@ const CONNECTION_CODES = new Set([
  * Whether a failure means the database is out of reach rather than our code
  * being wrong: a lost or refused connection, a server shutting down or not
  * accepting connections (SQLSTATE 08xxx, 57P01–57P03), a statement that ran
- * into its timeout (57014) or a transaction left idle too long (25P03), or every connection busy for too long. Drizzle wraps driver errors, so the causes
+ * into its timeout (57014), a transaction left idle too long (25P03), a
+ * write that reached a server no longer primary (25006: a failover under
+ * way), or every connection busy for too long. Drizzle wraps driver errors, so the causes
  * are followed.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
     const code = (current as { code?: unknown }).code;
     if (typeof code !== 'string') continue;
-    if (CONNECTION_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03', '57014', '25P03'].includes(code)) return true;
+    if (CONNECTION_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03', '57014', '25P03', '25006'].includes(code)) return true;
   }
   return false;
 }

@@ -35,10 +35,10 @@ function npmStartCommand(): [string, string[]] {
  * Runs `npm start`'s command (`node dist/main.js`), or with `viaNpm` `npm
  * start` itself, as its own process and waits for its ready line.
  */
-export async function startServiceProcess(env: Record<string, string>, options: { viaNpm?: boolean } = {}): Promise<ServiceProcess> {
+export async function startServiceProcess(env: Record<string, string>, options: { viaNpm?: boolean; cwd?: string } = {}): Promise<ServiceProcess> {
   const [command, args] = options.viaNpm ? npmStartCommand() : [process.execPath, [SERVICE_ENTRY]];
   const child = spawn(command, args, {
-    cwd: root,
+    cwd: options.cwd ?? root,
     env: { ...inheritedEnvironment(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -77,9 +77,9 @@ export async function startServiceProcess(env: Record<string, string>, options: 
 }
 
 /** Runs the service expecting it to refuse to start; resolves with its exit code and what it wrote. */
-export async function runServiceExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
+export async function runServiceExpectingFailure(env: Record<string, string>, cwd = root): Promise<{ code: number | null; stderr: string; stdout: string }> {
   const child = spawn(process.execPath, [SERVICE_ENTRY], {
-    cwd: root,
+    cwd,
     env: { ...inheritedEnvironment(), PORT: '0', HOST: '127.0.0.1', PGLITE_DATA_DIR: 'memory://', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

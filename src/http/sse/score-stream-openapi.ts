@@ -19,7 +19,7 @@ export const scoreStreamOpenApi: ZodOpenApiPathItemObject = {
     summary: 'Live leaderboard updates as Server-Sent Events',
     description: [
       'A new client first gets `event: board` with the current Leaderboard, `id:` the latest event id (0 when none) and `retry: 3000`.',
-      'A client sending a valid Last-Event-ID gets `retry: 3000` and then only what came after that id.',
+      'A client sending a valid Last-Event-ID gets `retry: 3000` and then only what came after that id; an id beyond the newest stored event (a restored or reset log) starts over as for a new client.',
       'After each poll that finds score.submitted events for the game, one `event: board` message carries the Leaderboard plus `latest`, the last such event.',
       'A `: keep-alive` comment follows 10 quiet seconds; the stream ends after 25 seconds, or at once when a poll fails (reconnect with Last-Event-ID).',
     ].join(' '),

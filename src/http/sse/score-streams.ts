@@ -7,7 +7,7 @@ import { leaderboardQuerySchema } from '../../schemas/scores.ts';
 import type { StoredEvent } from '../../services/events/event-dispatcher.ts';
 import type { EventBatch, EventPoller } from '../../services/events/event-poller.ts';
 import { lastScoreEventInRange } from '../../services/events/last-matching-event.ts';
-import { latestEventId } from '../../services/events/read-events.ts';
+import { streamStart } from '../../services/events/stream-start.ts';
 import { getLeaderboard, type Leaderboard } from '../../services/scores/get-leaderboard.ts';
 import type { GameId } from '../../schemas/games.ts';
 import type { ServiceContext } from '../../services/service-context.ts';
@@ -123,13 +123,14 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, max
     // reach is a 503 problem rather than a stream that ends at once. Batches
     // the poller reports from here on may start after this point: onBatch
     // closes such a gap with one query.
+    const begin = await streamStart({ ctx: service, input: { lastEventId: resumeAfter } });
     let lastSeen: number;
     let first: string;
-    if (resumeAfter !== undefined) {
-      lastSeen = resumeAfter;
+    if (begin.resume) {
+      lastSeen = begin.after;
       first = sseMessage({ retry: RETRY_MS });
     } else {
-      lastSeen = await latestEventId({ ctx: service });
+      lastSeen = begin.latest;
       const board = await getLeaderboard({ ctx: service, input: { game, limit } });
       first = sseMessage({ event: 'board', id: lastSeen, retry: RETRY_MS, data: JSON.stringify(board) });
     }

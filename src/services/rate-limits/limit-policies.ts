@@ -9,7 +9,11 @@ export type LimitName = 'task-writes' | 'key-create' | 'token' | 'score-submit' 
  */
 export type CountedPer = 'caller' | 'address';
 
-/** One limit, declared once: every transport that reaches a limited operation enforces it through this. */
+/**
+ * One limit, declared once: every transport that reaches a limited operation
+ * enforces it through this. Its quotas come from the configuration
+ * (RATE_LIMIT_* variables, defaults as SPEC and DECISIONS give them).
+ */
 export interface LimitDeclaration {
   windowSeconds: number;
   /** Requests per window, for an anonymous request and for one with a valid key or token. */
@@ -20,7 +24,7 @@ export interface LimitDeclaration {
 export const LIMITS: Record<LimitName, LimitDeclaration> = {
   'task-writes': {
     windowSeconds: 60,
-    quota: ({ rateLimits }) => ({ anonymous: rateLimits.taskWritesAnonymous, authenticated: 120 }),
+    quota: ({ rateLimits }) => ({ anonymous: rateLimits.taskWritesAnonymous, authenticated: rateLimits.taskWritesAuthenticated }),
     countedPer: 'caller',
   },
   // Keys must not mint keys: a new key would otherwise bring 5 more creations with it (DECISIONS).
@@ -29,16 +33,32 @@ export const LIMITS: Record<LimitName, LimitDeclaration> = {
     quota: ({ rateLimits }) => ({ anonymous: rateLimits.keysPerHour, authenticated: rateLimits.keysPerHour }),
     countedPer: 'address',
   },
-  token: { windowSeconds: 60, quota: () => ({ anonymous: 20, authenticated: 20 }), countedPer: 'caller' },
+  token: {
+    windowSeconds: 60,
+    quota: ({ rateLimits }) => ({ anonymous: rateLimits.tokensPerMinute, authenticated: rateLimits.tokensPerMinute }),
+    countedPer: 'caller',
+  },
   'score-submit': {
     windowSeconds: 60,
     quota: ({ rateLimits }) => ({ anonymous: rateLimits.scoresPerMinute, authenticated: rateLimits.scoresPerMinute }),
     countedPer: 'caller',
   },
-  graphql: { windowSeconds: 60, quota: () => ({ anonymous: 60, authenticated: 240 }), countedPer: 'caller' },
-  demo: { windowSeconds: 10, quota: () => ({ anonymous: 5, authenticated: 5 }), countedPer: 'caller' },
+  graphql: {
+    windowSeconds: 60,
+    quota: ({ rateLimits }) => ({ anonymous: rateLimits.graphqlAnonymous, authenticated: rateLimits.graphqlAuthenticated }),
+    countedPer: 'caller',
+  },
+  demo: {
+    windowSeconds: 10,
+    quota: ({ rateLimits }) => ({ anonymous: rateLimits.demoPer10Seconds, authenticated: rateLimits.demoPer10Seconds }),
+    countedPer: 'caller',
+  },
   // Creating and deleting subscriptions (DECISIONS "Webhook writes"): every creation sends a verification request.
-  'webhook-writes': { windowSeconds: 60, quota: () => ({ anonymous: 30, authenticated: 30 }), countedPer: 'caller' },
+  'webhook-writes': {
+    windowSeconds: 60,
+    quota: ({ rateLimits }) => ({ anonymous: rateLimits.webhookWritesPerMinute, authenticated: rateLimits.webhookWritesPerMinute }),
+    countedPer: 'caller',
+  },
 };
 
 /** Who sent a request, as far as limits care: the verified key (when any) and the client address. */
