@@ -34,17 +34,49 @@ function databaseOf(cluster: Cluster): string {
 }
 
 const COMPLAINTS_SHOWN = 20;
-/** Characters shown of each logged line (an error's line carries its whole SQL statement and stack). */
-const COMPLAINT_LENGTH = 800;
 
-/** The last warnings and errors the instances logged: what the service said while a test through the pooler failed. */
+interface LogEntry {
+  level: number;
+  time: string;
+  msg: string;
+  err?: LoggedError;
+}
+interface LoggedError {
+  code?: string;
+  message?: string;
+  cause?: LoggedError;
+}
+
+/** A logged error's innermost cause: the driver's or the server's own words, not the SQL statement wrapped around them. */
+function innermostCause(error: LoggedError | undefined): string {
+  let cause = error;
+  while (cause?.cause) cause = cause.cause;
+  return cause ? `${cause.code ?? ''} ${cause.message?.split('\n')[0] ?? ''}`.trim() : '';
+}
+
+/** The last warnings and errors the instances logged, one short line each: what the service said while a test through the pooler failed. */
 function serviceComplaints(cluster: Cluster): string {
   return cluster.instances
     .map((instance, index) => {
-      const complaints = instance.lines.filter((line) => (JSON.parse(line) as { level: number }).level >= 40).slice(-COMPLAINTS_SHOWN);
-      return `instance ${index}:\n${complaints.map((line) => line.slice(0, COMPLAINT_LENGTH)).join('\n')}`;
+      const complaints = instance.lines
+        .map((line) => JSON.parse(line) as LogEntry)
+        .filter((entry) => entry.level >= 40)
+        .slice(-COMPLAINTS_SHOWN)
+        .map((entry) => `${entry.time} ${entry.msg} ${innermostCause(entry.err)}`);
+      return `instance ${index}: ${complaints.length ? `\n${complaints.join('\n')}` : 'no warning or error logged'}`;
     })
     .join('\n');
+}
+
+/** Each instance's own view of its pool (GET /metrics): a slot held after the load has ended is a request that never settled. */
+async function poolMetrics(cluster: Cluster): Promise<string> {
+  const lines = await Promise.all(
+    cluster.instances.map(async (instance, index) => {
+      const metrics = await request(`${instance.url}/metrics`).then((response) => response.text, (error: Error) => error.message);
+      return `instance ${index}: ${metrics.split('\n').filter((line) => /^db_(connections_in_use|queries_queued) /.test(line)).join(', ')}`;
+    }),
+  );
+  return lines.join('\n');
 }
 
 describeOnPostgres('the service through PgBouncer in transaction mode (docs/deploy/pgbouncer.ini)', 'PgBouncer pools connections to a PostgreSQL server', () => {
@@ -128,7 +160,7 @@ describeOnPostgres('the service through PgBouncer in transaction mode (docs/depl
     });
     beforeEach(({ onTestFailed }) => {
       onTestFailed(async () => {
-        process.stderr.write(`\n--- through PgBouncer, at the failure ---\n${await pgbouncer.diagnostics(databaseOf(cluster))}\n--- the service ---\n${serviceComplaints(cluster)}\n`);
+        process.stderr.write(`\n--- through PgBouncer, at the failure ---\n${await pgbouncer.diagnostics(databaseOf(cluster))}\n--- the service ---\n${await poolMetrics(cluster)}\n${serviceComplaints(cluster)}\n`);
       });
     });
 
