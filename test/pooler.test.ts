@@ -265,7 +265,8 @@ describeOnPostgres('the service through PgBouncer in transaction mode (docs/depl
       const database = databaseOf(cluster);
       const holder = postgres(pgbouncer.urlFor(cluster.database.env.DATABASE_URL!), { max: DEFAULT_POOL_SIZE, prepare: false, fetch_types: false, onnotice: () => {} });
       try {
-        const holding = Promise.all(Array.from({ length: DEFAULT_POOL_SIZE }, () => holder`select pg_sleep(${HOLD_SECONDS})`));
+        // Ended early once the load is over (cancelled), so each sleep's outcome is settled either way.
+        const holding = Promise.allSettled(Array.from({ length: DEFAULT_POOL_SIZE }, () => holder`select pg_sleep(${HOLD_SECONDS})`));
         await vi.waitFor(
           async () => {
             const [sleeping] = await cluster.sql`select count(*)::int as n from pg_stat_activity where datname = ${database} and state = 'active' and query like 'select pg_sleep%'`;
@@ -275,8 +276,9 @@ describeOnPostgres('the service through PgBouncer in transaction mode (docs/depl
         );
         const outcomes = await runMixedLoad(mix, CONCURRENCY, shuffledPlan({ read: 2 * CONCURRENCY, task: 0, score: 0 }));
         await context.annotate(`while PgBouncer queued: ${JSON.stringify(statusCounts(outcomes))}`);
-        expectNeverWedged(outcomes);
+        await cluster.sql`select pg_cancel_backend(pid) from pg_stat_activity where datname = ${database} and query like 'select pg_sleep%'`;
         await holding;
+        expectNeverWedged(outcomes);
       } finally {
         await holder.end();
       }
