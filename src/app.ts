@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/client.ts';
+import { isDatabaseUnavailable } from './errors/database-unavailable.ts';
 import { developmentSecret, type DevelopmentSecret } from './db/development-secret.ts';
 import { describePostgres } from './db/wait-for-postgres.ts';
 import { answerClientErrors } from './http/client-errors.ts';
@@ -99,10 +100,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     observer: metrics ?? noObserver,
   });
   // Webhook delivery hears of every committed event, and polls for retries.
-  const webhooks = new WebhookWorker(service, (error) => log.error({ err: error }, 'webhook delivery failed'));
+  // The database out of reach (a failover, a pooler restarting) is an outage the readiness probe reports, not a fault of ours: a warning.
+  const backgroundFailure = (what: string) => (error: unknown) =>
+    isDatabaseUnavailable(error) ? log.warn({ err: error }, `${what}: the database is out of reach`) : log.error({ err: error }, what);
+  const webhooks = new WebhookWorker(service, backgroundFailure('webhook delivery failed'));
   service.dispatcher = webhooks;
   webhooks.start();
-  const poller = new EventPoller(service, config.sse.pollMs, (error) => log.error({ err: error }, 'event poll failed'));
+  const poller = new EventPoller(service, config.sse.pollMs, backgroundFailure('event poll failed'));
   const scoreStreams = createScoreStreams({ service, poller, ...config.sse, log });
   const handler = createRequestHandler({
     router: appRouter,

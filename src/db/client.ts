@@ -95,7 +95,8 @@ async function openPostgres(settings: PostgresSettings): Promise<DatabaseHandle>
   ]);
   const timeouts: SessionTimeouts = { statementTimeoutMs: pool.statementTimeoutMs, idleInTransactionTimeoutMs: Math.max(pool.statementTimeoutMs, 30_000) };
   const connectionOptions = (settingsAtStart: Record<string, number>): Options<Record<string, PostgresType>> => ({
-    connect_timeout: pool.connectTimeoutMs / 1000,
+    // Opening a connection is waiting for one: a login a pooler holds (PgBouncer's PAUSE, a full pool) answers 503 within the queue's time too.
+    connect_timeout: Math.min(pool.connectTimeoutMs, pool.queueTimeoutMs) / 1000,
     onnotice: () => {},
     // postgres.js reads the server's array types as the first statement of
     // every new connection and drops that promise (porsager/postgres#1192):

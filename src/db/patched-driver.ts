@@ -3,27 +3,35 @@ import { fileURLToPath } from 'node:url';
 import { StartupError } from '../errors/startup-error.ts';
 
 /**
- * What patches/postgres+3.4.9.patch marks in postgres.js's files (ADR 8):
- * the reserve() fix, a reserved connection's pipelining, the write deferred
- * past a closed socket, and the two `Symbol.species` data properties.
+ * The changes patches/postgres+3.4.9.patch makes to postgres.js (ADR 8), each
+ * named in a comment of the file it changes: the reserve() fixes, a reserved
+ * connection's pipelining, the write deferred past a closed socket, an error
+ * kept past its connection's close, and the two `Symbol.species` data
+ * properties. Named, so that an older version of
+ * the patch is told apart from this one.
  */
-const MARKS = { 'connection.js': 3, 'query.js': 1, 'result.js': 1 } as const;
-const MARK = /Patched \(lab-api/g;
+const CHANGES: Record<string, string[]> = {
+  'index.js': ['reserve-closes'],
+  'connection.js': ['reserved-pipelining', 'write-after-close', 'reserve-opens', 'stale-error'],
+  'query.js': ['species'],
+  'result.js': ['species'],
+};
 
 /**
  * Refuses to start on an unpatched postgres.js: an install that skipped
  * `postinstall` (`npm ci --ignore-scripts`) runs the driver as published,
- * where a transaction on a new connection waits for ever and writes answer
- * 500 under load. Reads the files Node itself loads for `postgres`.
+ * where a transaction on a new connection, or on one that closes under it,
+ * waits for ever. Reads the files Node itself loads for `postgres`.
  */
 export function assertPatchedDriver(): void {
   const entry = fileURLToPath(import.meta.resolve('postgres'));
   const folder = entry.slice(0, entry.lastIndexOf('/') + 1);
-  for (const [file, expected] of Object.entries(MARKS)) {
-    const found = readFileSync(folder + file, 'utf8').match(MARK)?.length ?? 0;
-    if (found !== expected) {
+  for (const [file, changes] of Object.entries(CHANGES)) {
+    const text = readFileSync(folder + file, 'utf8');
+    const missing = changes.find((change) => !text.includes(`Patched (lab-api: ${change}`));
+    if (missing) {
       throw new StartupError(
-        `The installed postgres driver lacks this service's patch (${file}: ${found} of ${expected} changes): install with \`npm ci\`, or run \`npx patch-package\` after \`npm ci --ignore-scripts\` (docs/DEPLOY.md)`,
+        `The installed postgres driver lacks this service's patch (${file}: ${missing}): install with \`npm ci\`, which applies patches/ (docs/DEPLOY.md)`,
       );
     }
   }

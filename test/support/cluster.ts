@@ -15,14 +15,25 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
+export interface ClusterOptions {
+  /**
+   * The instances' database settings for the fresh database's URL; by
+   * default DATABASE_URL is that URL. A pooler in front gives its own URL
+   * (and DATABASE_DIRECT_URL the direct one, or not).
+   */
+  databaseEnv?: (databaseUrl: string) => Record<string, string>;
+}
+
 /**
  * `size` instances of the real service (`npm start`'s command, each its own
  * process) started at the same moment on one fresh PostgreSQL database.
- * PostgreSQL only: PGlite is one process's database.
+ * PostgreSQL only: PGlite is one process's database. `sql` always connects
+ * directly, whatever the instances connect through.
  */
-export async function startCluster(size: number, env: Record<string, string> = {}): Promise<Cluster> {
+export async function startCluster(size: number, env: Record<string, string> = {}, options: ClusterOptions = {}): Promise<Cluster> {
   const database = await createTestDatabase();
-  const shared = { BASE_URL: TEST_BASE_URL, JWT_SECRET: TEST_JWT_SECRET, ...database.env, ...env };
+  const databaseEnv = options.databaseEnv?.(database.env.DATABASE_URL!) ?? database.env;
+  const shared = { BASE_URL: TEST_BASE_URL, JWT_SECRET: TEST_JWT_SECRET, ...databaseEnv, ...env };
   const started = await Promise.allSettled(Array.from({ length: size }, () => startServiceProcess(shared)));
   const instances = started.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   const sql = postgres(database.env.DATABASE_URL!, { max: 2, onnotice: () => {} });
