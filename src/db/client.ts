@@ -149,7 +149,8 @@ async function openPostgres(settings: PostgresSettings): Promise<DatabaseHandle>
       throw again;
     }
   }
-  const gate = new ConnectionGate(pool.max, pool.pipelineDepth, pool.queueTimeoutMs);
+  // Admitted work runs at most its statements' time (each is bounded by the statement timeout on the server) and a wait for a connection.
+  const gate = new ConnectionGate(pool.max, pool.pipelineDepth, pool.queueTimeoutMs, pool.queueTimeoutMs + pool.statementTimeoutMs);
   const db = drizzle(preparedAndGated(client, gate, mode));
   return {
     db: db as unknown as Database,

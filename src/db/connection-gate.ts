@@ -1,4 +1,11 @@
-import { POOL_TIMEOUT } from '../errors/database-unavailable.ts';
+import { POOL_TIMEOUT, WORK_OVERRUN } from '../errors/database-unavailable.ts';
+
+interface Running {
+  startedAt: number;
+  /** Set until the work settles or is given up on. */
+  giveUp: ((error: Error) => void) | undefined;
+  settled: boolean;
+}
 
 interface Waiter {
   admit: () => void;
@@ -17,11 +24,20 @@ interface Waiter {
  * unavailable. Waiters are admitted first come, first served, so the longest
  * waiter is always first: one timer, armed for it, serves the whole queue (a
  * timer per waiter was a tenth of a loaded read's CPU).
+ *
+ * Admitted work is bounded too: a query or transaction that has not settled
+ * within `maxRunMs` is answered as a failure (503) — a connection to a server
+ * that died without closing it (a crashed primary behind a proxy), a login
+ * a pooler holds — while its slot stays taken until the driver lets go of it.
+ * Work is admitted in order and bounded alike, so here too one timer, armed
+ * for the oldest, serves all.
  */
 export class ConnectionGate {
   private active = 0;
   private readonly waiting: Waiter[] = [];
   private expiry: NodeJS.Timeout | undefined;
+  private readonly running: Running[] = [];
+  private overrunTimer: NodeJS.Timeout | undefined;
   /** Told how long a query waited, when it had to (the metrics' queue waits). */
   onWaited: ((ms: number) => void) | undefined;
 
@@ -40,6 +56,7 @@ export class ConnectionGate {
     private readonly connections: number,
     depth: number,
     private readonly maxWaitMs: number,
+    private readonly maxRunMs: number,
   ) {
     this.slots = connections * depth;
   }
@@ -56,7 +73,7 @@ export class ConnectionGate {
     }).then(() => this.settle(work));
   }
 
-  /** Runs `work` and gives its slot back once it has settled, however it ends (a synchronous throw included). */
+  /** Runs `work`, gives up on it after `maxRunMs`, and gives its slot back once it has settled, however it ends (a synchronous throw included). */
   private settle<T>(work: () => PromiseLike<T>): Promise<T> {
     let pending: PromiseLike<T>;
     try {
@@ -65,18 +82,44 @@ export class ConnectionGate {
       this.release();
       return Promise.reject(error as Error);
     }
-    return Promise.resolve(pending).then(this.releaseWith as (value: T) => T, this.releaseRethrowing);
+    const running: Running = { startedAt: performance.now(), giveUp: undefined, settled: false };
+    this.running.push(running);
+    this.overrunTimer ??= setTimeout(this.overrun, this.maxRunMs).unref();
+    return new Promise<T>((resolve, reject) => {
+      running.giveUp = reject;
+      Promise.resolve(pending).then(
+        (value) => {
+          this.finished(running);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.finished(running);
+          reject(error as Error);
+        },
+      );
+    });
   }
 
-  // Made once: a slot given back passes the outcome on unchanged.
-  private readonly releaseWith = (value: unknown): unknown => {
+  private finished(running: Running): void {
+    running.settled = true;
+    running.giveUp = undefined;
+    while (this.running.length > 0 && this.running[0]!.settled) this.running.shift();
     this.release();
-    return value;
-  };
+  }
 
-  private readonly releaseRethrowing = (error: unknown): never => {
-    this.release();
-    throw error;
+  /** Gives up on the work that has run its time (its slot is given back when it settles), and waits for the next one's. */
+  private readonly overrun = (): void => {
+    this.overrunTimer = undefined;
+    const now = performance.now();
+    let index = 0;
+    for (; index < this.running.length && now - this.running[index]!.startedAt >= this.maxRunMs; index++) {
+      const running = this.running[index]!;
+      const giveUp = running.giveUp;
+      running.giveUp = undefined;
+      giveUp?.(Object.assign(new Error(`The database did not answer within ${this.maxRunMs} ms`), { code: WORK_OVERRUN }));
+    }
+    const next = this.running.slice(index).find((running) => !running.settled);
+    if (next) this.overrunTimer = setTimeout(this.overrun, Math.max(1, Math.ceil(next.startedAt + this.maxRunMs - now))).unref();
   };
 
   private release(): void {

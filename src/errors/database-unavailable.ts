@@ -2,10 +2,13 @@ import { AppError } from './app-error.ts';
 
 /** The code of the failure when no database connection comes free in time (db/connection-gate.ts). */
 export const POOL_TIMEOUT = 'POOL_TIMEOUT';
+/** The code of the failure when admitted work did not settle in its time (db/connection-gate.ts). */
+export const WORK_OVERRUN = 'WORK_OVERRUN';
 
 /** postgres.js's own codes when it cannot reach or keep the server, and ours when no connection comes free. */
 const CONNECTION_CODES = new Set([
   POOL_TIMEOUT,
+  WORK_OVERRUN,
   'ECONNREFUSED',
   'ECONNRESET',
   'EPIPE',

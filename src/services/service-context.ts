@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Database, Executor } from '../db/database.ts';
+import { WORK_OVERRUN } from '../errors/database-unavailable.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { EventDispatcher } from './events/event-dispatcher.ts';
 import { Housekeeping } from './housekeeping.ts';
@@ -79,6 +80,8 @@ export async function withTransaction<T>(ctx: ServiceContext, work: (ctx: Transa
       } satisfies TransactionContext),
     );
   } catch (error) {
+    // Given up on: its statements may never answer (a connection that died without closing), so none is waited for.
+    if ((error as { code?: unknown }).code === WORK_OVERRUN) throw error;
     // A statement that failed aborts the transaction: every one sent after it fails with "current transaction is aborted".
     throw (await firstFailureOf(inFlight))?.reason ?? error;
   }
