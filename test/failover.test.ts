@@ -5,6 +5,7 @@ import { patroniClusterInstalled, patroniClusterMissing, startPatroniCluster, ty
 import { describeOnPostgres } from './support/postgres-only.ts';
 import { startServiceProcess, type ServiceProcess } from './support/service-process.ts';
 import { TEST_BASE_URL, TEST_JWT_SECRET } from './support/test-server.ts';
+import { startPgBouncer, type PgBouncer } from './support/pgbouncer.ts';
 import { probeFirstAcceptedWrite } from './support/write-probe.ts';
 import { SCORES_CHECKABLE_PER_LOAD, startWriteLoad, type WriteAnswer } from './support/write-load.ts';
 
@@ -44,8 +45,13 @@ describeOnPostgres('the service across a PostgreSQL failover (Patroni, etcd, HAP
 
   let cluster: PatroniCluster;
   let instances: ServiceProcess[] = [];
+  /** The arrangement most production deployments end with: instances through PgBouncer, PgBouncer through HAProxy to the cluster. */
+  let pgbouncer: PgBouncer | undefined;
+  let pooled: ServiceProcess[] = [];
+  /** The instances the running case loads and checks. */
+  let serving: ServiceProcess[] = [];
   /** What each instance wrote to stderr after it started (a crash's stack, say). */
-  const stderr: string[] = [];
+  const stderr = new Map<ServiceProcess, string>();
 
   beforeAll(async () => {
     cluster = await startPatroniCluster();
@@ -64,29 +70,42 @@ describeOnPostgres('the service across a PostgreSQL failover (Patroni, etcd, HAP
       RATE_LIMIT_SCORES_PER_MINUTE: '1000000',
     };
     instances = await Promise.all(Array.from({ length: INSTANCES }, () => startServiceProcess(env)));
-    for (const [index, instance] of instances.entries()) {
-      stderr[index] = '';
-      instance.child.stderr!.on('data', (chunk: Buffer) => (stderr[index] += chunk.toString()));
+    const haproxy = new URL(cluster.url(SERVICE_DATABASE));
+    pgbouncer = await startPgBouncer({ upstream: { host: haproxy.hostname, port: Number(haproxy.port) } });
+    pooled = await Promise.all(
+      Array.from({ length: INSTANCES }, () => startServiceProcess({ ...env, DATABASE_URL: pgbouncer!.urlFor(cluster.url(SERVICE_DATABASE)), DATABASE_DIRECT_URL: cluster.url(SERVICE_DATABASE) })),
+    );
+    for (const instance of [...instances, ...pooled]) {
+      stderr.set(instance, '');
+      instance.child.stderr!.on('data', (chunk: Buffer) => stderr.set(instance, stderr.get(instance)! + chunk.toString()));
     }
   }, 180_000);
 
   afterAll(async () => {
-    await Promise.all(instances.map((instance) => instance.stop()));
+    await Promise.all([...instances, ...pooled].map((instance) => instance.stop()));
+    await pgbouncer?.stop();
     await cluster?.stop();
   }, 60_000);
 
   it('a switchover: only 503 with Retry-After during the gap, no acknowledged write lost, writes back within 5 s', async (context) => {
+    serving = instances;
     await throughFailover(context, 'switchover', () => cluster.switchover(), 100_000);
   }, 120_000);
 
   it('a kill -9 of the primary\'s postmaster: only 503 with Retry-After during the gap, no acknowledged write lost, writes back within 5 s', async (context) => {
+    serving = instances;
     await throughFailover(context, 'crash', () => cluster.crashPrimary(), 200_000);
+  }, 120_000);
+
+  it('through PgBouncer to HAProxy, a switchover: only 503 with Retry-After during the gap, no acknowledged write lost, writes back within 5 s', async (context) => {
+    serving = pooled;
+    await throughFailover(context, 'pooled-switchover', () => cluster.switchover(), 300_000);
   }, 120_000);
 
   async function throughFailover(context: TestContext, name: string, event: () => Promise<{ from: PatroniNode; to: PatroniNode }>, valueBase: number): Promise<void> {
     const { standby } = await cluster.waitUntilReplicated();
     const load = startWriteLoad({
-      instances: instances.map((instance) => instance.url),
+      instances: serving.map((instance) => instance.url),
       clients: CLIENTS,
       perClientPerSecond: WRITES_PER_CLIENT_PER_SECOND,
       label: `failover-${name}`,
@@ -94,18 +113,18 @@ describeOnPostgres('the service across a PostgreSQL failover (Patroni, etcd, HAP
       requestTimeoutMs: 30_000,
     });
     const probe = probeFirstAcceptedWrite(standby.url('postgres'), PROBE_TABLE, 60_000);
-    // What the engines and the instances said, when something went wrong.
+    // What the engines and the serving said, when something went wrong.
     context.onTestFailed(() => console.log(`${serviceLogs()}\n${cluster.logs()}`));
     try {
       // Steady state first: each instance has acknowledged writes.
-      await until(`writes acknowledged by every instance before the ${name}`, () => instances.every((_, index) => acknowledged(load.answers).some((answer) => answer.instance === index)));
+      await until(`writes acknowledged by every instance before the ${name}`, () => serving.every((_, index) => acknowledged(load.answers).some((answer) => answer.instance === index)));
       const eventAt = Date.now();
       const { to } = await event();
       expect(to.name, 'the synchronous standby is the one promoted').toBe(standby.name);
       const writableAt = await probe.accepted;
       // Let the load run until every instance has answered a few writes started after the bound.
       await until(`writes answered by every instance after ${RESUME_WITHIN_MS} ms`, () =>
-        instances.every((_, index) => load.answers.filter((answer) => answer.instance === index && answer.startedAt >= writableAt + RESUME_WITHIN_MS).length >= WRITES_AFTER_RESUME),
+        serving.every((_, index) => load.answers.filter((answer) => answer.instance === index && answer.startedAt >= writableAt + RESUME_WITHIN_MS).length >= WRITES_AFTER_RESUME),
       );
       await load.stop();
       await report(context, name, load.answers, eventAt, writableAt);
@@ -114,8 +133,8 @@ describeOnPostgres('the service across a PostgreSQL failover (Patroni, etcd, HAP
       await load.stop();
       await probe.stop();
     }
-    // Both instances serve again without a restart.
-    for (const instance of instances) {
+    // Both serving serve again without a restart.
+    for (const instance of serving) {
       expect(instance.child.exitCode, 'the instance is still the process started before the failover').toBeNull();
       expect((await request(`${instance.url}/api/ready`)).status).toBe(200);
     }
@@ -124,7 +143,7 @@ describeOnPostgres('the service across a PostgreSQL failover (Patroni, etcd, HAP
   /** Every answer judged, then the figures printed for docs/DEPLOY.md. */
   async function report(context: TestContext, name: string, answers: WriteAnswer[], eventAt: number, writableAt: number): Promise<void> {
     const unavailable = answers.filter((answer) => answer.status === 503);
-    const resumed = instances.map((_, index) => acknowledged(answers).find((answer) => answer.instance === index && answer.endedAt >= writableAt));
+    const resumed = serving.map((_, index) => acknowledged(answers).find((answer) => answer.instance === index && answer.endedAt >= writableAt));
     const figures = {
       writes: answers.length,
       acknowledged: acknowledged(answers).length,
@@ -175,10 +194,10 @@ describeOnPostgres('the service across a PostgreSQL failover (Patroni, etcd, HAP
   /** Each instance's warnings and errors, and its answers with status 500 or more. */
   function serviceLogs(): string {
     const worth = (line: string) => !line.includes('"level":30') || /"status(Code)?":5\d\d/.test(line);
-    return instances
+    return serving
       .map((instance, index) => {
         const state = instance.child.exitCode === null && instance.child.signalCode === null ? 'running' : `exited (${instance.child.exitCode ?? instance.child.signalCode})`;
-        return `--- instance ${index}: ${state}\n${instance.lines.filter(worth).slice(-80).join('\n')}\n${stderr[index]!.slice(-4000)}`;
+        return `--- instance ${index}: ${state}\n${instance.lines.filter(worth).slice(-80).join('\n')}\n${(stderr.get(instance) ?? '').slice(-4000)}`;
       })
       .join('\n');
   }
