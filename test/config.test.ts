@@ -54,7 +54,13 @@ describe('loadConfig', () => {
     expect(config.database).toEqual({
       kind: 'postgres',
       url: 'postgres://postgres@127.0.0.1:5432/test',
+      // Migrations go where DATABASE_URL does unless DATABASE_DIRECT_URL says otherwise.
+      directUrl: 'postgres://postgres@127.0.0.1:5432/test',
       pool: { max: 10, pipelineDepth: 2, queueTimeoutMs: 5000, statementTimeoutMs: 10000, connectTimeoutMs: 5000 },
+    });
+    expect(loadConfig({ DATABASE_URL: 'postgres://pgbouncer:6432/app', DATABASE_DIRECT_URL: 'postgres://db:5432/app' }).database).toMatchObject({
+      url: 'postgres://pgbouncer:6432/app',
+      directUrl: 'postgres://db:5432/app',
     });
     expect(config.jwtSecret).toBeUndefined();
     expect(config.usesDevelopmentSecret).toBe(false);
@@ -66,6 +72,7 @@ describe('loadConfig', () => {
     ['PORT', '70000', /^Invalid configuration: PORT must be a port number/],
     ['BASE_URL', 'not a url', /^Invalid configuration: BASE_URL must be an absolute http\(s\) URL/],
     ['DATABASE_URL', 'mysql://x', /^Invalid configuration: DATABASE_URL must be a postgres/],
+    ['DATABASE_DIRECT_URL', 'mysql://x', /^Invalid configuration: DATABASE_DIRECT_URL must be a postgres/],
     ['JWT_SECRET', 'short', /^Invalid configuration: JWT_SECRET must be at least 32 characters/],
     ['RATE_LIMIT_TASK_WRITES_ANON', '0', /^Invalid configuration: RATE_LIMIT_TASK_WRITES_ANON must be a positive integer/],
     ['RATE_LIMIT_KEYS_PER_HOUR', '-3', /^Invalid configuration: RATE_LIMIT_KEYS_PER_HOUR must be a positive integer/],
