@@ -7,6 +7,7 @@ import { request } from './support/http.ts';
 import { runMixedLoad, shuffledPlan, statusCounts, type Mix, type OperationKind, type Outcome } from './support/mixed-load.ts';
 import { pgbouncerInstalled, startPgBouncer, type PgBouncer } from './support/pgbouncer.ts';
 import { describeOnPostgres } from './support/postgres-only.ts';
+import { runServiceExpectingFailure } from './support/service-process.ts';
 import { postgresUrl } from './support/test-database.ts';
 
 /** PgBouncer's own default_pool_size, which docs/deploy/pgbouncer.ini leaves alone: server connections per database. */
@@ -134,6 +135,14 @@ describeOnPostgres('the service through PgBouncer in transaction mode (docs/depl
         }
       }, 90_000);
     }
+
+    it("says in one line what the pooler itself refused (its own words, not 'unreachable')", async () => {
+      const refused = new URL(pgbouncer.urlFor(postgresUrl!));
+      refused.username = 'not_in_the_auth_file';
+      const outcome = await runServiceExpectingFailure({ DATABASE_URL: refused.toString(), DATABASE_CONNECT_TIMEOUT_MS: '1500' });
+      expect(outcome.code).toBe(1);
+      expect(outcome.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^PostgreSQL on 127\.0\.0\.1:\d+ refused the connection: .+ \(08P01\)$/)]);
+    });
   });
 
   describe(`two instances of ${POOL_MAX} connections each under ${CONCURRENCY} concurrent clients, migrating through the pooler`, () => {
