@@ -118,7 +118,9 @@ export class ConnectionGate {
       running.giveUp = undefined;
       giveUp?.(Object.assign(new Error(`The database did not answer within ${this.maxRunMs} ms`), { code: WORK_OVERRUN }));
     }
-    const next = this.running.slice(index).find((running) => !running.settled);
+    // Given up on, they are no longer waited for here (their slots are given back when they settle): a work that never settles must not hold the list.
+    this.running.splice(0, index);
+    const next = this.running.find((running) => !running.settled);
     if (next) this.overrunTimer = setTimeout(this.overrun, Math.max(1, Math.ceil(next.startedAt + this.maxRunMs - now))).unref();
   };
 
