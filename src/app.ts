@@ -102,7 +102,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // Webhook delivery hears of every committed event, and polls for retries.
   // The database out of reach (a failover, a pooler restarting) is an outage the readiness probe reports, not a fault of ours: a warning.
   const backgroundFailure = (what: string) => (error: unknown) =>
-    isDatabaseUnavailable(error) ? log.warn({ err: error }, `${what}: the database is out of reach`) : log.error({ err: error }, what);
+    isDatabaseUnavailable(error) ? log.warn(`${what}: the database is out of reach (${describeCause(error)})`) : log.error({ err: error }, what);
   const webhooks = new WebhookWorker(service, backgroundFailure('webhook delivery failed'));
   service.dispatcher = webhooks;
   webhooks.start();
@@ -204,4 +204,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     return stopping;
   };
   return { server, url, database, log, poller, scoreStreams, stop };
+}
+
+/** The innermost cause's code and message: an outage's warning needs no SQL text or stack. */
+function describeCause(error: unknown): string {
+  let cause = error as { code?: unknown; message?: unknown; cause?: unknown };
+  while (cause.cause && typeof cause.cause === 'object') cause = cause.cause as typeof cause;
+  return [cause.code, cause.message].filter((part) => typeof part === 'string' && part !== '').join(': ');
 }

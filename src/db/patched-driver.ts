@@ -31,7 +31,7 @@ export function assertPatchedDriver(): void {
     const missing = changes.find((change) => !text.includes(`Patched (lab-api: ${change}`));
     if (missing) {
       throw new StartupError(
-        `The installed postgres driver lacks this service's patch (${file}: ${missing}): install with \`npm ci\`, which applies patches/ (docs/DEPLOY.md)`,
+        `The installed postgres driver lacks this service's patch (${file}: ${missing}): install with \`npm ci\`, which applies patches/, and copy the installed node_modules into an image (docs/DEPLOY.md, "An image without development dependencies")`,
       );
     }
   }
