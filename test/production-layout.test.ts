@@ -8,7 +8,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeOnPostgres } from './support/postgres-only.ts';
 import { postScore } from './support/scores-client.ts';
-import { runServiceExpectingFailure, startServiceProcess, type ServiceProcess } from './support/service-process.ts';
+import { pgbouncerInstalled, startPgBouncer } from './support/pgbouncer.ts';
+import { runServiceExpectingFailure, startServiceProcess } from './support/service-process.ts';
 import { createTestDatabase, type TestDatabase } from './support/test-database.ts';
 import { TEST_BASE_URL, TEST_JWT_SECRET } from './support/test-server.ts';
 
@@ -40,11 +41,10 @@ const npm = (args: string[], cwd: string) => run('npm', [...args, '--no-audit', 
  * pruned as the build stage does, and the runtime stage's COPY lines are
  * followed from the document itself.
  */
-describeOnPostgres('the production image of docs/DEPLOY.md', 'runs the documented image against a PostgreSQL server', () => {
+describeOnPostgres('the production image of docs/DEPLOY.md, directly and through PgBouncer', 'runs the documented image against a PostgreSQL server', () => {
   let workDir: string;
   let image: string;
   let database: TestDatabase;
-  let service: ServiceProcess | undefined;
   let sql: postgres.Sql;
 
   beforeAll(async () => {
@@ -60,31 +60,50 @@ describeOnPostgres('the production image of docs/DEPLOY.md', 'runs the documente
     sql = postgres(database.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
   }, 180_000);
   afterAll(async () => {
-    await service?.stop();
     await sql?.end();
     await database?.drop();
     await rm(workDir, { recursive: true, force: true });
   });
 
-  it(`stores every one of ${SUBMISSIONS} score submissions from ${CONCURRENT_CLIENTS} concurrent clients`, async () => {
-    service = await startServiceProcess(
-      { ...database.env, BASE_URL: TEST_BASE_URL, JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_SCORES_PER_MINUTE: '100000' },
+  /** The image's service under the load that answered 500 from an unpatched driver: every submission stored. */
+  async function storesEverySubmission(databaseUrl: string, initials: string): Promise<void> {
+    const service = await startServiceProcess(
+      { DATABASE_URL: databaseUrl, BASE_URL: TEST_BASE_URL, JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_SCORES_PER_MINUTE: '100000' },
       { cwd: image },
     );
-    const statuses = new Map<number, number>();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENT_CLIENTS }, async () => {
-        while (next < SUBMISSIONS) {
-          const value = next++;
-          const answer = await postScore(service!.url, { game: 'demo', initials: 'IMG', value });
-          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-        }
-      }),
-    );
-    expect(Object.fromEntries(statuses)).toEqual({ 201: SUBMISSIONS });
-    const [events] = await sql`select count(*)::int as n from events where data->>'initials' = 'IMG'`;
-    expect(events!.n).toBe(SUBMISSIONS);
+    try {
+      const statuses = new Map<number, number>();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONCURRENT_CLIENTS }, async () => {
+          while (next < SUBMISSIONS) {
+            const value = next++;
+            const answer = await postScore(service.url, { game: 'demo', initials, value });
+            statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+          }
+        }),
+      );
+      expect(Object.fromEntries(statuses)).toEqual({ 201: SUBMISSIONS });
+      const [events] = await sql`select count(*)::int as n from events where data->>'initials' = ${initials}`;
+      expect(events!.n).toBe(SUBMISSIONS);
+    } finally {
+      await service.stop();
+    }
+  }
+
+  it(`stores every one of ${SUBMISSIONS} score submissions from ${CONCURRENT_CLIENTS} concurrent clients`, async () => {
+    await storesEverySubmission(database.env.DATABASE_URL!, 'IMG');
+  });
+
+  it(`through PgBouncer (docs/deploy/pgbouncer.ini) too`, async (context) => {
+    if (!pgbouncerInstalled) return context.skip("Debian's pgbouncer is not installed (/usr/sbin/pgbouncer); .ci/run installs it");
+    const upstream = new URL(database.env.DATABASE_URL!);
+    const pgbouncer = await startPgBouncer({ upstream: { host: upstream.hostname, port: Number(upstream.port || 5432) } });
+    try {
+      await storesEverySubmission(pgbouncer.urlFor(database.env.DATABASE_URL!), 'IMP');
+    } finally {
+      await pgbouncer.stop();
+    }
   });
 
   it('refuses to start, in one line, when the driver was installed without its patch (npm ci --omit=dev --ignore-scripts)', async () => {
