@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/client.ts';
 import { isDatabaseUnavailable } from './errors/database-unavailable.ts';
+import { describeInnermostCause } from './errors/innermost-cause.ts';
 import { developmentSecret, type DevelopmentSecret } from './db/development-secret.ts';
 import { describePostgres } from './db/wait-for-postgres.ts';
 import { answerClientErrors } from './http/client-errors.ts';
@@ -102,7 +103,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // Webhook delivery hears of every committed event, and polls for retries.
   // The database out of reach (a failover, a pooler restarting) is an outage the readiness probe reports, not a fault of ours: a warning.
   const backgroundFailure = (what: string) => (error: unknown) =>
-    isDatabaseUnavailable(error) ? log.warn(`${what}: the database is out of reach (${describeCause(error)})`) : log.error({ err: error }, what);
+    isDatabaseUnavailable(error) ? log.warn(`${what}: the database is out of reach (${describeInnermostCause(error)})`) : log.error({ err: error }, what);
   const webhooks = new WebhookWorker(service, backgroundFailure('webhook delivery failed'));
   service.dispatcher = webhooks;
   webhooks.start();
@@ -204,11 +205,4 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     return stopping;
   };
   return { server, url, database, log, poller, scoreStreams, stop };
-}
-
-/** The innermost cause's code and message: an outage's warning needs no SQL text or stack. */
-function describeCause(error: unknown): string {
-  let cause = error as { code?: unknown; message?: unknown; cause?: unknown };
-  while (cause.cause && typeof cause.cause === 'object') cause = cause.cause as typeof cause;
-  return [cause.code, cause.message].filter((part) => typeof part === 'string' && part !== '').join(': ');
 }

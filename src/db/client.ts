@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import type { Options, PostgresType, Sql } from 'postgres';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
+import { describeInnermostCause } from '../errors/innermost-cause.ts';
 import { StartupError } from '../errors/startup-error.ts';
 import { ConnectionGate } from './connection-gate.ts';
 import { lockDataDir } from './data-dir-lock.ts';
@@ -196,16 +197,8 @@ async function migrateOnce(settings: PostgresSettings, run: (direct: Sql) => Pro
     });
   } catch (error) {
     if (error instanceof StartupError) throw error;
-    throw new StartupError(`Migrating the database failed: ${describeFailure(error)}`);
+    throw new StartupError(`Migrating the database failed: ${describeInnermostCause(error)}`);
   } finally {
     await direct.end({ timeout: 5 });
   }
-}
-
-/** A failure with PostgreSQL's own words: Drizzle wraps the driver's error, whose message and SQLSTATE are the cause's. */
-function describeFailure(error: unknown): string {
-  let deepest = error as { message?: string; code?: unknown; cause?: unknown };
-  while (deepest.cause && typeof deepest.cause === 'object') deepest = deepest.cause as typeof deepest;
-  const code = typeof deepest.code === 'string' ? ` (${deepest.code})` : '';
-  return `${deepest.message ?? String(deepest)}${code}`;
 }
