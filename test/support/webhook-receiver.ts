@@ -8,7 +8,7 @@ export interface ReceivedWebhook {
   status: number;
 }
 
-/** How the receiver answers a verification request (DECISIONS "Webhook endpoint verification"). */
+/** How the receiver answers a verification request (docs/spec/DECISIONS.md, "Webhook endpoint verification"). */
 export type VerificationAnswer = { status: number; body: string };
 
 export interface WebhookReceiver {
