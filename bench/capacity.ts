@@ -51,7 +51,7 @@ try {
       headers: { ...prepared.headers, 'x-forwarded-for': clientAddress(), ...(prepared.path === '/api/scores' ? { 'idempotency-key': randomUUID() } : {}) },
     }),
   });
-  // A task read by id would soon be gone: the creates below trim the oldest beyond 200 (SPEC's retention).
+  // A task read by id would soon be gone: the creates below trim the oldest beyond 200 (docs/spec/SPEC.md's retention).
   const reads: autocannon.Request[] = [
     { method: 'GET', path: '/api/tasks?limit=5' },
     { method: 'GET', path: '/api/tasks?limit=20' },

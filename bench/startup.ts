@@ -10,7 +10,7 @@ import { root, rssMiB } from './processes.ts';
  * the compiled service (`node dist/main.js`). For each storage: the time
  * from spawning the process to the first 200 of GET /api/health, and the
  * resident memory after it has then sat idle for a few seconds. Medians of
- * several runs; a table for the README.
+ * several runs; a table for docs/performance.md.
  */
 const { values: options } = parseArgs({
   options: {

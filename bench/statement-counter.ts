@@ -17,7 +17,7 @@ const STATS_DATABASE = 'lab_bench_stats';
 export async function openStatementCounter(admin: postgres.Sql, databaseUrl: string): Promise<StatementCounter> {
   const [preloaded] = await admin`select current_setting('shared_preload_libraries') like '%pg_stat_statements%' as on`;
   if (!preloaded?.on) {
-    process.stderr.write('pg_stat_statements is not preloaded: statements per request are not measured (see README, Performance)\n');
+    process.stderr.write('pg_stat_statements is not preloaded: statements per request are not measured (see docs/performance.md)\n');
     return { count: async () => undefined, close: async () => {} };
   }
   // The view lives in a database of its own so that the bench's reads of it count against neither server.

@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 /**
- * DECISIONS "Security headers": the page's Content-Security-Policy refused
+ * docs/spec/DECISIONS.md, "Security headers": the page's Content-Security-Policy refused
  * nothing it did — and, so that this cannot pass by seeing nothing, it did
  * refuse an inline script injected at the end, and the watch saw that.
  */

@@ -26,7 +26,7 @@ import { createServiceContext } from './services/service-context.ts';
 import { noObserver } from './services/service-observer.ts';
 import { WebhookWorker } from './services/webhooks/webhook-worker.ts';
 
-/** In-flight requests get this long to finish at shutdown (DECISIONS). */
+/** In-flight requests get this long to finish at shutdown (docs/spec/DECISIONS.md). */
 const SHUTDOWN_GRACE_MS = 10_000;
 const MAX_HEADER_BYTES = 16 * 1024;
 
@@ -178,7 +178,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       : 'generated for this process (memory://), so its tokens end with it';
     log.warn(`JWT_SECRET is not set: tokens are signed with a development secret ${where}; set JWT_SECRET (32 or more random characters) before real use`);
   } else if (config.jwtSecret === undefined) {
-    // No development secret on a real database (DECISIONS "Signing secret"): said now, not found out at the first 503.
+    // No development secret on a real database (docs/spec/DECISIONS.md, "Signing secret"): said now, not found out at the first 503.
     log.warn(
       'JWT_SECRET is not set: this deployment has no signing secret, so POST /api/token answers 503 and every token is refused until it is; set JWT_SECRET (32 or more random characters, the same on every instance) and restart',
     );

@@ -35,7 +35,7 @@ function isOrigin(value: string): boolean {
   }
 }
 
-/** DECISIONS "Browser clients (CORS)": `*`, `none`, or a comma-separated list of origins. */
+/** docs/spec/DECISIONS.md, "Browser clients (CORS)": `*`, `none`, or a comma-separated list of origins. */
 const corsOrigins = z.string().transform((value, ctx): CorsOrigins => {
   if (value === '*') return { allow: 'any' };
   if (value === 'none') return { allow: 'none' };
@@ -55,7 +55,7 @@ const postgresUrl = z
   .string()
   .refine((value) => /^postgres(ql)?:\/\/.+/.test(value), 'must be a postgres:// or postgresql:// URL');
 
-/** Environment variables as DECISIONS "Running the service" names them. */
+/** Environment variables as docs/spec/DECISIONS.md, "Running the service" names them. */
 const environmentSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1, 'must not be empty').default('0.0.0.0'),
@@ -109,7 +109,7 @@ export interface Config {
   port: number;
   host: string;
   baseUrl: string;
-  /** `directUrl`: where migrations run, bypassing a pooler in front of `url` (DECISIONS "Direct connection"). */
+  /** `directUrl`: where migrations run, bypassing a pooler in front of `url` (docs/spec/DECISIONS.md, "Direct connection"). */
   database: { kind: 'postgres'; url: string; directUrl: string; pool: PoolSettings } | { kind: 'pglite'; dataDir: string };
   /** JWT_SECRET as set; see usesDevelopmentSecret for what signs without it. */
   jwtSecret: string | undefined;
@@ -127,17 +127,17 @@ export interface Config {
     demoPer10Seconds: number;
     webhookWritesPerMinute: number;
   };
-  /** `maxStreamsPerClient`: open score streams one client may hold on one instance (DECISIONS "Score streams"). */
+  /** `maxStreamsPerClient`: open score streams one client may hold on one instance (docs/spec/DECISIONS.md, "Score streams"). */
   sse: { streamMs: number; pollMs: number; keepAliveMs: number; maxStreamsPerClient: number };
   trustProxy: boolean;
-  /** `concurrency`: sends in flight per instance (DECISIONS "Webhook sending"). */
+  /** `concurrency`: sends in flight per instance (docs/spec/DECISIONS.md, "Webhook sending"). */
   webhooks: { allowPrivate: boolean; retryScheduleMs: number[]; pollMs: number; timeoutMs: number; concurrency: number };
-  /** SPEC: a first attempt older than this (60 s) no longer holds its Idempotency-Key. */
+  /** docs/spec/SPEC.md: a first attempt older than this (60 s) no longer holds its Idempotency-Key. */
   idempotency: { inProgressMs: number };
   /** Bounds for slow or stalled clients (node:http's server timeouts). */
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
   logLevel: string;
-  /** GET /metrics (DECISIONS "Operations"); METRICS=off removes it. */
+  /** GET /metrics (docs/spec/DECISIONS.md, "Operations"); METRICS=off removes it. */
   metrics: boolean;
   /** Results checked against their output schemas: on in tests and development (docs/adr/0005-output-checks-and-the-short-trpc-query.md). */
   outputChecks: 'on' | 'off';

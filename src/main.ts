@@ -14,7 +14,7 @@ limitHeapGrowth();
 
 const output = await openLogOutput();
 
-/** Start-up failures are one plain line on stderr and exit status 1 (DECISIONS "Operations"). */
+/** Start-up failures are one plain line on stderr and exit status 1 (docs/spec/DECISIONS.md, "Operations"). */
 async function failToStart(line: string): Promise<never> {
   process.stderr.write(`${line}\n`);
   await output.close(LOG_CLOSE_MS);

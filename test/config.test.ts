@@ -10,7 +10,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       baseUrl: 'http://localhost:3000',
       database: { kind: 'pglite', dataDir: '.data/pglite' },
-      // SPEC "Limits" and DECISIONS "Webhook writes".
+      // docs/spec/SPEC.md, "Limits" and docs/spec/DECISIONS.md, "Webhook writes".
       rateLimits: {
         taskWritesAnonymous: 30,
         taskWritesAuthenticated: 120,

@@ -14,7 +14,7 @@ const APP = 'https://app.example.com';
 const VITE = 'http://localhost:5173';
 const STRANGER = 'https://evil.example';
 
-/** The exact values DECISIONS "Browser clients (CORS)" fixes, written out here rather than imported. */
+/** The exact values docs/spec/DECISIONS.md, "Browser clients (CORS)" fixes, written out here rather than imported. */
 const EXPOSED = 'ETag, Location, Link, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, Idempotent-Replayed, API-Version, Deprecation, Sunset, WWW-Authenticate';
 const ALLOWED_METHODS = 'GET, HEAD, POST, PATCH, DELETE';
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, API-Version, Last-Event-ID, X-Request-Id';

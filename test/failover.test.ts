@@ -9,7 +9,7 @@ import { startPgBouncer, type PgBouncer } from './support/pgbouncer.ts';
 import { probeFirstAcceptedWrite } from './support/write-probe.ts';
 import { SCORES_CHECKABLE_PER_LOAD, startWriteLoad, type WriteAnswer } from './support/write-load.ts';
 
-/** What a request may wait for a connection before it answers 503 (DECISIONS "High availability"). */
+/** What a request may wait for a connection before it answers 503 (docs/spec/DECISIONS.md, "High availability"). */
 const QUEUE_TIMEOUT_MS = 3_000;
 /**
  * The service gives up on database work after the queue's time and the statement's (db/connection-gate.ts):

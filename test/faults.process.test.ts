@@ -18,7 +18,7 @@ describeOnPostgres('an instance dies or stops in the middle of work', 'instances
   });
 
   it('SIGKILL mid-submission: the key stays taken until the in-progress age passes, then the retry succeeds exactly once', async () => {
-    // SPEC's 60 seconds, shortened for the test.
+    // docs/spec/SPEC.md's 60 seconds, shortened for the test.
     cluster = await startCluster(2, { IDEMPOTENCY_IN_PROGRESS_MS: '1500', RATE_LIMIT_SCORES_PER_MINUTE: '1000' });
     const [doomed, survivor] = cluster.instances as [NonNullable<Cluster['instances'][0]>, NonNullable<Cluster['instances'][1]>];
     const key = randomUUID();

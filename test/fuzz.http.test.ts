@@ -249,7 +249,7 @@ describe('hostile input, driven by the OpenAPI document', () => {
  * a service in a process of its own while /api/health is asked beside it:
  * the document must be answered (200) or refused (400) promptly, and the
  * health check must not wait behind it. The bounds look for stalls (the
- * round's document held an instance for 10 s); the 100 ms of DECISIONS is
+ * round's document held an instance for 10 s); the 100 ms of docs/spec/DECISIONS.md is
  * measured exactly in graphql.cost.test.ts.
  */
 describe('generated GraphQL documents that multiply work', () => {

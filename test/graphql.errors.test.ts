@@ -156,7 +156,7 @@ describe('credentials and limits', () => {
 
 describe('graphql-http server audits', () => {
   /**
-   * The audits that cannot pass by SPEC's design, by id:
+   * The audits that cannot pass by docs/spec/SPEC.md's design, by id:
    * - POST only (405 for every other method): GET queries.
    * - One content type on every answer (application/graphql-response+json)
    *   with its 400 statuses: the application/json expectations.

@@ -6,7 +6,7 @@ import { widthLimit } from '../src/graphql/width-limit.ts';
 /**
  * The depth and width rules on a schema deep enough to need them. Our own
  * schema's deepest valid query has depth 3, and the rules run only on valid
- * documents (SPEC step 6 before 7), so over HTTP they can never fire on depth:
+ * documents (docs/spec/SPEC.md step 6 before 7), so over HTTP they can never fire on depth:
  * they guard the schema's growth, and are tested here on a schema that grew.
  */
 const schema = buildSchema(`

@@ -10,7 +10,7 @@ import { describeOnPostgres } from './support/postgres-only.ts';
 import { openSse, type SseReader } from './support/sse-reader.ts';
 import { startTestServer, type TestServer, useTestServer } from './support/test-server.ts';
 
-// DECISIONS "IPv6 clients": every per-address rule counts an IPv6 client by its
+// docs/spec/DECISIONS.md, "IPv6 clients": every per-address rule counts an IPv6 client by its
 // /64, and an IPv4-mapped IPv6 address as its IPv4 address. The clock stands
 // one second into an aligned window, so every request of a test falls in one.
 const START = ONE_SECOND_INTO_A_MINUTE;

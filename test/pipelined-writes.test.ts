@@ -116,7 +116,7 @@ describeOnPostgres('a completion sent without waiting for its answer', 'a second
     const releaseBoard = await holdDemoBoardLock(locker);
     const first = submit();
     await waitingForBoard(1);
-    // Past SPEC's 60 seconds, the unfinished first attempt's key is free to take.
+    // Past docs/spec/SPEC.md's 60 seconds, the unfinished first attempt's key is free to take.
     clock.advance(61_000);
     const second = submit();
     await waitingForBoard(2);

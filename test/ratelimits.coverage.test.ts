@@ -16,7 +16,7 @@ import { postScore } from './support/scores-client.ts';
 import { useTestServer } from './support/test-server.ts';
 
 /**
- * Which operation counts against which limit (DECISIONS "Clients, limits and
+ * Which operation counts against which limit (docs/spec/DECISIONS.md, "Clients, limits and
  * idempotency", "Abuse resistance"). REST routes and /api/trpc call these
  * procedures, and GraphQL's root fields resolve through them, so this one
  * table covers every transport. A new procedure fails this test until it is
@@ -85,8 +85,8 @@ describe('every operation, on every transport, counts against the limit DECISION
 });
 
 /**
- * The variable that sets each quota of each limit, and its default (SPEC
- * "Limits", DECISIONS "Webhook writes"). A limit with one quota for everyone
+ * The variable that sets each quota of each limit, and its default (docs/spec/SPEC.md
+ * "Limits", docs/spec/DECISIONS.md, "Webhook writes"). A limit with one quota for everyone
  * names one variable twice.
  */
 const VARIABLES: Record<LimitName, { anonymous: [string, number]; authenticated: [string, number] }> = {

@@ -11,7 +11,7 @@ import { useTestServer } from './support/test-server.ts';
 
 const server = useTestServer();
 
-/** DECISIONS "Security headers": the pages, the only answers a browser renders as documents. */
+/** docs/spec/DECISIONS.md, "Security headers": the pages, the only answers a browser renders as documents. */
 const PAGES = ['/', '/docs', '/graphiql', '/versioning'] as const;
 
 /** What a response of any kind is reduced to here: its status and its headers. */

@@ -9,7 +9,7 @@ import { createTask } from './support/tasks-client.ts';
 import { useTestServer } from './support/test-server.ts';
 import { trpcClient, type TrpcClient } from './support/trpc-client.ts';
 
-/** SPEC's shapes, written out here: if the router's outputs drift, `npm run typecheck` fails. */
+/** docs/spec/SPEC.md's shapes, written out here: if the router's outputs drift, `npm run typecheck` fails. */
 interface SpecTask {
   id: string;
   title: string;

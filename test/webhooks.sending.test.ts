@@ -9,7 +9,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-re
 import { SETTLED, subscribe, subscribeVerified, subscriptionStatus } from './support/webhooks-client.ts';
 
 /**
- * DECISIONS "Webhook sending": a window of sends in flight, refilled as each
+ * docs/spec/DECISIONS.md, "Webhook sending": a window of sends in flight, refilled as each
  * ends, and at most 2 sends to one host at a time per instance. The slow host
  * is 127.0.0.1 and the others 127.0.0.2 and 127.0.0.3 (all this machine):
  * three hosts as the service sees them.

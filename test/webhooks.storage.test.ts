@@ -13,7 +13,7 @@ const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
 
 /**
- * DECISIONS "Stored growth": deliveries are kept while their event is (7
+ * docs/spec/DECISIONS.md, "Stored growth": deliveries are kept while their event is (7
  * days) and at most the newest 100 per subscription; a subscription whose key
  * is gone is deleted with its deliveries once nothing of it is pending. The
  * manual clock stands in for days of load; the worker's own timers run on

@@ -18,7 +18,7 @@ const READ_ONLY_TRANSACTION = '25006';
  * driver re-runs a statement the server no longer knows by name (a pooler
  * that moved the session, a plan invalidated meanwhile) behind the COMMIT,
  * and reports the re-run's success. So the COMMIT's own answer is what says
- * whether the work is stored (DECISIONS "Acknowledged means committed").
+ * whether the work is stored (docs/spec/DECISIONS.md, "Acknowledged means committed").
  *
  * postgres.js's `begin` reads nothing of its COMMIT's answer: the connection
  * is reserved (its public `reserve`) and the transaction written out here.

@@ -24,7 +24,7 @@ const RECONNECT_PAUSE_SECONDS = 0.1;
 /**
  * PostgreSQL's defaults size shared buffers for a server (128 MB); inside the
  * service's own process they are most of its memory. A small API's working
- * set fits well in 16 MB (see the README's memory figures).
+ * set fits well in 16 MB (see docs/performance.md's memory figures).
  */
 const EMBEDDED_SETTINGS = ['shared_buffers = 16MB', 'wal_buffers = 1MB'];
 

@@ -10,7 +10,7 @@ export interface DataDirLock {
 }
 
 /**
- * One process at a time per embedded database (DECISIONS "Operations"): two
+ * One process at a time per embedded database (docs/spec/DECISIONS.md, "Operations"): two
  * PGlite instances on one directory each work on their own copy and one loses
  * its writes. The lock is a file holding the owner's process id, created
  * exclusively; a file whose process is gone (killed, crashed, a zombie not

@@ -13,7 +13,7 @@ export interface DevelopmentSecret {
 }
 
 /**
- * DECISIONS "Signing secret": with neither JWT_SECRET nor DATABASE_URL, tokens
+ * docs/spec/DECISIONS.md, "Signing secret": with neither JWT_SECRET nor DATABASE_URL, tokens
  * are signed with a secret nobody else knows — 32 random bytes, made at the
  * first start and kept in the data directory in a file only its owner may
  * read, so tokens survive a restart; with memory://, made anew by each

@@ -11,7 +11,7 @@ export interface SessionTimeouts {
  * starts. Through a pooler that multiplexes transactions (PgBouncer in
  * transaction mode), each transaction may run on another server session:
  * nothing may live in a session, so statements are unnamed and the timeouts
- * come with each transaction (DECISIONS "Transaction pooler").
+ * come with each transaction (docs/spec/DECISIONS.md, "Transaction pooler").
  */
 export interface StatementMode {
   readonly throughPooler: boolean;

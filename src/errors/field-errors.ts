@@ -2,7 +2,7 @@ import type { $ZodIssue } from 'zod/v4/core';
 import type { FieldError } from './app-error.ts';
 
 /**
- * Turns zod issues into the `errors` entries of DECISIONS "Problems": paths
+ * Turns zod issues into the `errors` entries of docs/spec/DECISIONS.md, "Problems": paths
  * joined with dots and no prefix, and one `Unknown field` entry per unknown key.
  */
 export function toFieldErrors(issues: readonly $ZodIssue[]): FieldError[] {

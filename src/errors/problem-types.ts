@@ -11,7 +11,7 @@ interface ProblemType {
 }
 
 /**
- * The closed set of problem types (SPEC "Errors", DECISIONS "Problems").
+ * The closed set of problem types (docs/spec/SPEC.md, "Errors", docs/spec/DECISIONS.md, "Problems").
  * Every failure the service reports is one of these, on every transport.
  */
 export const problemTypes = {

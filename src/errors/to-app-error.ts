@@ -35,7 +35,7 @@ function slugOfTrpcCode(code: TRPCError['code']): ProblemSlug {
   return slugs.find((slug) => problemTypes[slug].trpc === code && slug !== 'validation') ?? 'bad-request';
 }
 
-/** The validation problem for failed zod issues: `errors` per DECISIONS "Problems", and a detail that lists them. */
+/** The validation problem for failed zod issues: `errors` per docs/spec/DECISIONS.md, "Problems", and a detail that lists them. */
 export function validationProblem(issues: readonly $ZodIssue[]): AppError {
   const errors = toFieldErrors(issues);
   return new AppError('validation', {

@@ -13,7 +13,7 @@ export interface GraphQLContext {
 
 /** The one Pothos builder; each file under types/ adds one type to it. */
 export const builder = new SchemaBuilder<{ Context: GraphQLContext; DefaultFieldNullability: false }>({
-  // SPEC's schema is non-null unless it says otherwise (only `task` may be null).
+  // docs/spec/SPEC.md's schema is non-null unless it says otherwise (only `task` may be null).
   defaultFieldNullability: false,
 });
 

@@ -1,7 +1,7 @@
 import { GraphQLError, Kind, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
 import { perFragment } from './per-fragment.ts';
 
-/** DECISIONS "GraphQL cost": an operation selects at most this many fields, its fragments expanded. */
+/** docs/spec/DECISIONS.md, "GraphQL cost": an operation selects at most this many fields, its fragments expanded. */
 const MAX_FIELD_SELECTIONS = 1000;
 
 /**

@@ -11,7 +11,7 @@ import type { ProcedureExtension } from './resolve-through-procedure.ts';
 import { runsWith, topLevelFields } from './top-level-fields.ts';
 
 /**
- * DECISIONS "GraphQL createTask": the limited fields of an operation are
+ * docs/spec/DECISIONS.md, "GraphQL createTask": the limited fields of an operation are
  * counted before it runs, one per field (aliases count), all or nothing —
  * if they do not all fit, the operation is refused whole with a 429 and
  * nothing runs. Each field's procedure then takes one of the calls paid for

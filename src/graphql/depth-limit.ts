@@ -1,11 +1,11 @@
 import { GraphQLError, Kind, type SelectionSetNode, type ValidationRule } from 'graphql';
 import { perFragment } from './per-fragment.ts';
 
-/** SPEC: nesting deeper than 5 levels is refused. */
+/** docs/spec/SPEC.md: nesting deeper than 5 levels is refused. */
 const MAX_DEPTH = 5;
 
 /**
- * The depth rule of DECISIONS: every field is one level (a top-level field
+ * The depth rule of docs/spec/DECISIONS.md: every field is one level (a top-level field
  * is level 1); fragment spreads and inline fragments add none and are
  * followed; an introspection field (`__schema`, `__type`, `__typename`) adds
  * nothing and neither does anything beneath it. A fragment's depth is worked

@@ -38,7 +38,7 @@ function isHeavy(schema: GraphQLSchema, document: DocumentNode, operationName: s
 }
 
 /**
- * DECISIONS "GraphQL and the event loop": once a root field's data is in,
+ * docs/spec/DECISIONS.md, "GraphQL and the event loop": once a root field's data is in,
  * graphql-js completes everything beneath it synchronously — for an admitted
  * operation of a thousand selections, twenty lists of fifty items with fifty
  * fields each, tens of milliseconds in one run, and megabytes to write. A

@@ -19,7 +19,7 @@ function unexpectedCause(error: GraphQLError): unknown {
 }
 
 /**
- * DECISIONS "Every 500": a resolver that failed unexpectedly is logged once,
+ * docs/spec/DECISIONS.md, "Every 500": a resolver that failed unexpectedly is logged once,
  * with the request id, before Yoga masks it in the answer.
  */
 export function logResolverFailures(log: (ctx: Context, error: unknown, path: readonly (string | number)[] | undefined) => void): Plugin<GraphQLContext> {

@@ -28,7 +28,7 @@ const THREAD_ROOTS: ReadonlySet<string> = new Set(['__schema', '__type']);
 /**
  * The 1,000 selections of the cost rule do not bound what the data side
  * resolves, writes and sends: every list multiplies what lies beneath it, up
- * to 50 items (SPEC's page size). So every field outside introspection is
+ * to 50 items (docs/spec/SPEC.md's page size). So every field outside introspection is
  * counted as often as it could be resolved — once for each item of each list
  * above it, a list counted full (the list field itself once) — and more than 2,500 is refused before
  * anything runs. Introspection's own lists are left to the selection count

@@ -15,7 +15,7 @@ import { widthLimit } from './width-limit.ts';
 const verdicts = new WeakMap<DocumentNode, readonly GraphQLError[]>();
 
 /**
- * Our own rules — the depth of SPEC step 7, the width and the cost of DECISIONS, and
+ * Our own rules — the depth of docs/spec/SPEC.md step 7, the width and the cost of docs/spec/DECISIONS.md, and
  * the fields the data side could resolve — run
  * only on a document that passed GraphQL's validation (step 6), so a
  * document with an unknown field gets those errors alone.

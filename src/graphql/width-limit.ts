@@ -1,7 +1,7 @@
 import { GraphQLError, type ValidationRule } from 'graphql';
 import { topLevelFields } from './top-level-fields.ts';
 
-/** DECISIONS "GraphQL width": an operation selects at most this many top-level fields. */
+/** docs/spec/DECISIONS.md, "GraphQL width": an operation selects at most this many top-level fields. */
 const MAX_TOP_LEVEL_FIELDS = 20;
 
 /**

@@ -1,4 +1,4 @@
-/** The encodings the service offers, preferred first (DECISIONS "Operations": brotli over gzip). */
+/** The encodings the service offers, preferred first (docs/spec/DECISIONS.md, "Operations": brotli over gzip). */
 export type Encoding = 'br' | 'gzip' | 'identity';
 const OFFERED: readonly Encoding[] = ['br', 'gzip', 'identity'];
 

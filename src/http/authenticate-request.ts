@@ -7,7 +7,7 @@ import type { ServiceContext } from '../services/service-context.ts';
 const BEARER = /^bearer[ \t]+(.+)$/i;
 
 /**
- * SPEC "Rules on every request" 1–3, run before any route: no header is
+ * docs/spec/SPEC.md, "Rules on every request" 1–3, run before any route: no header is
  * anonymous; another scheme or no credential is a 401; a credential that
  * fails verification is a 401 even on a public endpoint.
  */

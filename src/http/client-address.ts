@@ -7,7 +7,7 @@ const MAX_ADDRESS_LENGTH = 64;
 /**
  * The address rate limits, stream caps and idempotency records are kept
  * for: the socket's peer, or with TRUST_PROXY the first X-Forwarded-For entry
- * (DECISIONS) — when that entry is an IP address. Anything else there (a
+ * (docs/spec/DECISIONS.md) — when that entry is an IP address. Anything else there (a
  * name, a port, 16 KiB of text) is not an address, and the peer is used.
  * Either is written in its counted form (see countedAddressOf): IPv4 as is,
  * IPv4-mapped IPv6 — what a server on `::` sees of an IPv4 client — as IPv4,

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-/** DECISIONS "Security headers": every response, those node:http writes for requests that never reach us included. */
+/** docs/spec/DECISIONS.md, "Security headers": every response, those node:http writes for requests that never reach us included. */
 const NOSNIFF = 'X-Content-Type-Options: nosniff';
 
 /** node:http's own answers, by the parser's error, as it writes them (lib/_http_server.js). */

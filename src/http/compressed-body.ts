@@ -5,7 +5,7 @@ import { chooseEncoding } from './accept-encoding.ts';
 import { appendVary } from './vary.ts';
 import { writeBody } from './write-body.ts';
 
-/** A body held in each encoding the service offers (DECISIONS "Operations": brotli and gzip). */
+/** A body held in each encoding the service offers (docs/spec/DECISIONS.md, "Operations": brotli and gzip). */
 export interface CompressedBody {
   identity: Buffer;
   /** Absent for a body served as is (the vendor assets of a build that did not run). */

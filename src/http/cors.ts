@@ -3,7 +3,7 @@ import type { CorsOrigins } from '../config.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 import { appendVaryTo } from './vary.ts';
 
-/** What a page on another origin may read of our answers (DECISIONS "Browser clients (CORS)"). */
+/** What a page on another origin may read of our answers (docs/spec/DECISIONS.md, "Browser clients (CORS)"). */
 export const EXPOSED_HEADERS =
   'ETag, Location, Link, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, Idempotent-Replayed, API-Version, Deprecation, Sunset, WWW-Authenticate';
 

@@ -11,7 +11,7 @@ const REMEMBERED = 4096;
 const remembered = new Map<string, string | null>();
 
 /**
- * The form in which every per-address rule counts a client (DECISIONS "IPv6
+ * The form in which every per-address rule counts a client (docs/spec/DECISIONS.md, "IPv6
  * clients"): an IPv4 address as it is, an IPv4-mapped IPv6 address as its
  * IPv4 address, any other IPv6 address as its /64 in RFC 5952 text
  * (`2001:db8:1:2::/64`) — a subscriber is usually given a whole /64, so one

@@ -24,7 +24,7 @@ import { GRAPHQL_PATH } from './graphql-path.ts';
 
 export const GRAPHQL_CONTENT_TYPE = 'application/graphql-response+json; charset=utf-8';
 
-/** SPEC: a query of more than 4000 characters is refused before parsing. */
+/** docs/spec/SPEC.md: a query of more than 4000 characters is refused before parsing. */
 const MAX_QUERY_LENGTH = 4000;
 
 /**
@@ -52,13 +52,13 @@ const maskUnexpected = (error: unknown, message: string, isDev?: boolean): Error
 /** What the endpoint needs of the request around it: its id, and how to verify its credential and build its context. */
 export interface GraphQLRequest {
   requestId: string;
-  /** SPEC "Rules on every request": an AppError for a bad credential; anything else is a failure (database out of reach…). */
+  /** docs/spec/SPEC.md, "Rules on every request": an AppError for a bad credential; anything else is a failure (database out of reach…). */
   authenticate(): Promise<Context['caller']>;
   contextFor(caller: Context['caller']): Context;
 }
 
 /**
- * POST /api/graphql: SPEC "GraphQL" processing order. Steps 1–4 (method, body,
+ * POST /api/graphql: docs/spec/SPEC.md, "GraphQL" processing order. Steps 1–4 (method, body,
  * query, variables) are checked here; parsing, validation (with our depth
  * rule) and execution are Yoga's, on a request we rebuild from the checked
  * parts. Every answer has the graphql-response content type, failures to
@@ -124,13 +124,13 @@ export function createGraphQLEndpoint(log: Logger): GraphQLService {
   return { endpoint, close: () => thread.close() };
 
   async function answer(req: IncomingMessage, res: ServerResponse, context: Context, authError: AppError | undefined): Promise<void> {
-    // Every request counts, whatever its method or outcome (DECISIONS).
+    // Every request counts, whatever its method or outcome (docs/spec/DECISIONS.md).
     let limitHeaders: Record<string, string> = {};
     try {
       const outcome = await hitRateLimit({ ctx: context.service, input: { name: 'graphql', requester: requesterOf(context) } });
       limitHeaders = rateLimitHeaders(outcome);
     } catch (error) {
-      // Used up, the limit answers first, whatever the credential (DECISIONS "GraphQL credentials and limits").
+      // Used up, the limit answers first, whatever the credential (docs/spec/DECISIONS.md, "GraphQL credentials and limits").
       if (!(error instanceof AppError) || error.slug !== 'rate-limited') throw error;
       send(res, error.status, errors(graphqlErrorBody(error)), error.headers);
       return;
@@ -196,7 +196,7 @@ function isJson(contentType: string | undefined): boolean {
   return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }
 
-/** SPEC "Processing order" 1–4 (and the GraphQL over HTTP rules on `extensions`): the checked request, or why it is refused. */
+/** docs/spec/SPEC.md, "Processing order" 1–4 (and the GraphQL over HTTP rules on `extensions`): the checked request, or why it is refused. */
 function checkRequest(text: string): { query: string; variables?: Record<string, unknown>; operationName?: string } | string {
   let body: unknown;
   try {

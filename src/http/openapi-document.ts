@@ -165,7 +165,7 @@ function constantHeaders(headers: Record<string, string> = {}): JsonObject {
   );
 }
 
-/** SPEC: unknown body fields are rejected on every route, PATCH included. */
+/** docs/spec/SPEC.md: unknown body fields are rejected on every route, PATCH included. */
 function forbidUnknownBodyFields(operation: JsonObject): void {
   const body = operation.requestBody as { content?: Record<string, { schema?: JsonObject }> } | undefined;
   const schema = body?.content?.['application/json']?.schema;

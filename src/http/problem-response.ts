@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { AppError } from '../errors/app-error.ts';
 import { writeBody } from './write-body.ts';
 
-/** The RFC 9457 body of SPEC "Problem". */
+/** The RFC 9457 body of docs/spec/SPEC.md, "Problem". */
 interface ProblemBody {
   type: string;
   title: string;

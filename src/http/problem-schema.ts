@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** SPEC "Problem", as documented in the OpenAPI document. */
+/** docs/spec/SPEC.md, "Problem", as documented in the OpenAPI document. */
 export const problemSchema = z
   .object({
     type: z.string().meta({ description: '{base_url}/problems/<slug>' }),

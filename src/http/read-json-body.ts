@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors/app-error.ts';
 import { nestsDeeperThan, TOO_DEEP_DETAIL } from '../lib/json-nesting.ts';
 
-/** DECISIONS: bodies over 64 KiB are refused with 413. */
+/** docs/spec/DECISIONS.md: bodies over 64 KiB are refused with 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export class BodyTooLargeError extends AppError {
@@ -59,7 +59,7 @@ export function readBodyText(req: IncomingMessage): Promise<string> {
 /**
  * Parses a body as JSON. Any content type is read as JSON: clients that
  * forget the header still get a precise answer about their JSON. A body
- * nested deeper than 64 levels is refused unparsed (DECISIONS "Deep JSON").
+ * nested deeper than 64 levels is refused unparsed (docs/spec/DECISIONS.md, "Deep JSON").
  */
 export function parseJsonBody(text: string): unknown {
   if (nestsDeeperThan(text)) {

@@ -75,7 +75,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     let route = UNMATCHED_ROUTE;
     /**
      * Every answer's headers, gathered until it is written. nosniff on every
-     * one (DECISIONS "Security headers"): no browser may run a JSON answer,
+     * one (docs/spec/DECISIONS.md, "Security headers"): no browser may run a JSON answer,
      * a problem or an asset as a script or style of another type.
      */
     const headers: ResponseHeaders = { 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff' };
@@ -126,7 +126,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
         await staticContent.serve(req, res, pathname);
         return;
       }
-      // Exactly this path (DECISIONS): the trailing-slash forgiveness of the API does not extend to it.
+      // Exactly this path (docs/spec/DECISIONS.md): the trailing-slash forgiveness of the API does not extend to it.
       if (reading && metrics && rawPath === METRICS_PATH) {
         route = METRICS_PATH;
         const { body, contentType } = await metrics.exposition();

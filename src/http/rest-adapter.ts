@@ -15,7 +15,7 @@ import { writeBody } from './write-body.ts';
 
 /**
  * Serves one REST route by calling its tRPC procedure — the same procedure
- * /api/trpc calls — and writing SPEC's HTTP around it: success status,
+ * /api/trpc calls — and writing docs/spec/SPEC.md's HTTP around it: success status,
  * headers, ETag and 304, idempotent replays, problem+json. trpc-to-openapi
  * supplies the routing facts; its own adapter cannot write problem+json
  * bodies (docs/adr/0001-own-rest-adapter.md).
@@ -43,7 +43,7 @@ export async function serveRestRoute(options: {
   let data: unknown;
   try {
     // Input is read and judged only when the procedure asks: after the rate limit and
-    // the Idempotency-Key, as SPEC orders the checks (a bad body still counts and still
+    // the Idempotency-Key, as docs/spec/SPEC.md orders the checks (a bad body still counts and still
     // needs its key).
     data = await callProcedure(route.procedure, { path: route.procedurePath, type: route.type, ctx: callContext, getRawInput: input });
   } catch (error) {

@@ -16,12 +16,12 @@ import { writeTrpcEnvelope } from './write-trpc-envelope.ts';
 
 export const TRPC_PREFIX = '/api/trpc/';
 
-/** DECISIONS "tRPC batches": at most this many calls per HTTP request. */
+/** docs/spec/DECISIONS.md, "tRPC batches": at most this many calls per HTTP request. */
 const MAX_BATCH_CALLS = 10;
 
 /**
  * Headers a refusal carries: the methods there are; and for a body too large,
- * that the connection ends — its body was not read to the end (DECISIONS "tRPC
+ * that the connection ends — its body was not read to the end (docs/spec/DECISIONS.md, "tRPC
  * body too large", as REST and GraphQL do).
  */
 const REFUSAL_HEADERS: Partial<Record<TRPCError['code'], Record<string, string>>> = {

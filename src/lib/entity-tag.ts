@@ -12,7 +12,7 @@ export interface EntityTagList {
 
 /**
  * Parses an If-Match / If-None-Match value: a comma-separated list of entity
- * tags, each maybe marked weak (`W/`), or `*`. Weak markers are dropped: SPEC
+ * tags, each maybe marked weak (`W/`), or `*`. Weak markers are dropped: docs/spec/SPEC.md
  * compares both headers by the tag's opaque value.
  */
 export function parseEntityTagList(header: string | undefined): EntityTagList {

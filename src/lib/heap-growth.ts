@@ -8,7 +8,7 @@ const FLAG = '--heap-growing-percent';
  * load a request's objects outlive a young-generation collection or two and
  * die in the old one, so with V8's own choice the peak resident memory of a
  * write benchmark went to 2.1 × the hand-written server's; with 1.5 ×, to
- * 1.4–1.5 × at the same CPU per request (`npm run bench`, README "Performance").
+ * 1.4–1.5 × at the same CPU per request (`npm run bench`, docs/performance.md).
  */
 export const HEAP_GROWING_PERCENT = 50;
 

@@ -1,4 +1,4 @@
-/** DECISIONS "Deep JSON": a body nested deeper than this many arrays and objects is refused before it is used. */
+/** docs/spec/DECISIONS.md, "Deep JSON": a body nested deeper than this many arrays and objects is refused before it is used. */
 const MAX_JSON_NESTING = 64;
 
 /** What a client is told when its JSON nests too deep, on every transport. */

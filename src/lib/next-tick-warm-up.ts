@@ -11,10 +11,10 @@ const doNothing = () => {};
  * processes (every tick's properties defined through the runtime,
  * `Runtime_DefineKeyedOwnPropertyInLiteral` in `perf`: a health check 20 %
  * dearer for the process's life); after this warm-up, in none of the 20
- * measured (README, Performance). Which feedback it settles is V8's
+ * measured (the README's former Performance section, in git history). Which feedback it settles is V8's
  * business; that it does at start is measured. It is no guarantee for a
  * process's whole life: a few long-lived processes were found on the slow
- * path later (README).
+ * path later (same section).
  */
 export function warmUpNextTick(): void {
   for (let tick = 0; tick < WARM_UP_TICKS; tick++) process.nextTick(doNothing);

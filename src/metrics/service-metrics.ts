@@ -13,7 +13,7 @@ export interface MetricSources {
 }
 
 /**
- * The service's Prometheus metrics (DECISIONS "Operations"), one registry per
+ * The service's Prometheus metrics (docs/spec/DECISIONS.md, "Operations"), one registry per
  * running service so that several in one process (the tests) keep apart.
  * Labels are bounded: routes are templates, never raw paths.
  */

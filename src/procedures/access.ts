@@ -9,7 +9,7 @@ import type { AccessMeta } from './meta.ts';
  * Enforces a procedure's AccessMeta before its input is read: the rate limit
  * (identity known, so keys count apart from addresses), then credentials
  * (401), then key-only or scope (403). Ownership checks that need the input
- * stay in the service, after validation (DECISIONS order).
+ * stay in the service, after validation (docs/spec/DECISIONS.md order).
  */
 export async function enforceAccess(ctx: Context, rules: AccessMeta): Promise<void> {
   if (rules.rateLimit) {

@@ -36,7 +36,7 @@ export interface Context {
   prepaid?: Map<LimitName, { calls: number; outcome: RateLimitOutcome }>;
 }
 
-/** The client a limit or an idempotency record is kept for (DECISIONS). */
+/** The client a limit or an idempotency record is kept for (docs/spec/DECISIONS.md). */
 export function clientIdOf(ctx: Context): string {
   return ctx.caller ? `key:${ctx.caller.keyId}` : `ip:${ctx.clientAddress}`;
 }

@@ -13,6 +13,6 @@ export interface AccessMeta {
 export type Meta = OpenApiMeta<{
   http?: HttpMeta;
   access?: AccessMeta;
-  /** Requires an Idempotency-Key and answers repeats from the stored response (SPEC "Idempotency-Key header rules"). */
+  /** Requires an Idempotency-Key and answers repeats from the stored response (docs/spec/SPEC.md, "Idempotency-Key header rules"). */
   idempotent?: boolean;
 }>;

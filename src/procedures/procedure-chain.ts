@@ -7,7 +7,7 @@ import type { Meta } from './meta.ts';
 import { toTRPCError } from './trpc-error.ts';
 
 /**
- * Every procedure's one middleware, in SPEC's order: rate limit and
+ * Every procedure's one middleware, in docs/spec/SPEC.md's order: rate limit and
  * credentials (AccessMeta), then the Idempotency-Key, then the procedure's
  * own input validation and resolver. Whatever fails on the way leaves as a
  * TRPCError carrying the normalised AppError, so every transport renders the

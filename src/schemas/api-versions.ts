@@ -1,5 +1,5 @@
 /**
- * SPEC "Versioning": the retired version 0 list keeps working and says so in
+ * docs/spec/SPEC.md, "Versioning": the retired version 0 list keeps working and says so in
  * its headers; the policy page quotes the same dates.
  */
 export const VERSION_0_HEADERS = {

@@ -1,4 +1,4 @@
-/** What a submitted score records in the event log (SPEC "Events"); streams and webhooks follow it. */
+/** What a submitted score records in the event log (docs/spec/SPEC.md, "Events"); streams and webhooks follow it. */
 export const SCORE_SUBMITTED = 'score.submitted';
 
 /** The event types a webhook subscription can ask for. */

@@ -1,4 +1,4 @@
-/** SPEC "Games": the boards scores can be submitted to. */
+/** docs/spec/SPEC.md, "Games": the boards scores can be submitted to. */
 export const GAMES = {
   toppler: { name: 'Tower Toppler', unit: 'points', better: 'higher', max: 20000 },
   marble: { name: 'Marble Maze', unit: 'ms', better: 'lower', max: 3600000 },

@@ -17,7 +17,7 @@ export const ifNoneMatchHeaderSchema = z.object({
   'if-none-match': entityTags('Entity tags you hold; a match answers 304 without a body'),
 });
 
-/** SPEC "Idempotency-Key header rules" 1: trimmed, optionally one pair of double quotes, then 1–255 characters from 0x21 to 0x7E. */
+/** docs/spec/SPEC.md, "Idempotency-Key header rules" 1: trimmed, optionally one pair of double quotes, then 1–255 characters from 0x21 to 0x7E. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export const idempotencyKeyHeaderSchema = z.object({
@@ -31,7 +31,7 @@ export const idempotencyKeyHeaderSchema = z.object({
     .meta({ description: '1 to 255 printable ASCII characters, optionally in double quotes; kept 24 hours per client' }),
 });
 
-/** SPEC: a valid Last-Event-ID is a positive safe integer; anything else is read as no Last-Event-ID. */
+/** docs/spec/SPEC.md: a valid Last-Event-ID is a positive safe integer; anything else is read as no Last-Event-ID. */
 export const lastEventIdHeaderSchema = z.object({
   'last-event-id': z
     .string()

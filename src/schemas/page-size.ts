@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** SPEC: every list takes at most 50 entries a page. */
+/** docs/spec/SPEC.md: every list takes at most 50 entries a page. */
 export const MAX_PAGE_SIZE = 50;
 
 export interface PageSize {

@@ -34,7 +34,7 @@ export const newTaskSchema = z.strictObject({
   done: z.boolean().optional().meta({ description: 'Defaults to false' }),
 });
 
-/** SPEC "Procedure endpoints" tasks.create: a title, nothing else. */
+/** docs/spec/SPEC.md, "Procedure endpoints" tasks.create: a title, nothing else. */
 export const createTaskInputSchema = z.strictObject({ title: titleSchema });
 
 /** How many of the newest tasks tasks.newest and GraphQL's `tasks` return: 1 to 50, default 5. */

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 
-/** Characters as JSON Schema counts them: Unicode code points, not UTF-16 units (DECISIONS). */
+/** Characters as JSON Schema counts them: Unicode code points, not UTF-16 units (docs/spec/DECISIONS.md). */
 function codePoints(value: string): number {
   let count = 0;
   for (const _ of value) count++;
   return count;
 }
 
-/** DECISIONS "NUL characters": PostgreSQL text cannot hold U+0000, so no input may carry one. */
+/** docs/spec/DECISIONS.md, "NUL characters": PostgreSQL text cannot hold U+0000, so no input may carry one. */
 const NUL_MESSAGE = 'Remove the NUL character';
 const UNPAIRED_SURROGATE_MESSAGE = 'Remove the unpaired surrogate (this is not valid Unicode text)';
 

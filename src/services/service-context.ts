@@ -103,7 +103,7 @@ export function onCommit(ctx: ServiceContext, work: () => void): void {
   else work();
 }
 
-/** Whole milliseconds, so stored values, JSON, ETags and cursors agree (DECISIONS). */
+/** Whole milliseconds, so stored values, JSON, ETags and cursors agree (docs/spec/DECISIONS.md). */
 export function nowInMilliseconds(ctx: ServiceContext): Date {
   return new Date(Math.floor(ctx.clock.now().getTime()));
 }

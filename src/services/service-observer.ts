@@ -2,7 +2,7 @@
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed' | 'disabled';
 
 /**
- * What services report as it happens, for the metrics (DECISIONS
+ * What services report as it happens, for the metrics (docs/spec/DECISIONS.md
  * "Operations"). Services know nothing of Prometheus; the metrics module
  * implements this, and without metrics nothing listens.
  */

@@ -31,7 +31,7 @@ export function chainedFragmentsCount(aliases: number): number {
 }
 
 /**
- * DECISIONS' example of the most expensive admitted document: aliased
+ * docs/spec/DECISIONS.md's example of the most expensive admitted document: aliased
  * `__schema { types { … } }` selections of 40 aliased names each, filled up
  * to `fields` field selections (987 by default: 23 × 42 + 21).
  */

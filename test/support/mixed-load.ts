@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { jsonBody, request } from './http.ts';
 
-/** Every game of SPEC's table, so a run's scores are spread over their boards (100 are kept per game). */
+/** Every game of docs/spec/SPEC.md's table, so a run's scores are spread over their boards (100 are kept per game). */
 const GAMES = ['toppler', 'marble', 'stacker', 'runner', 'demo'] as const;
 
 export type OperationKind = 'read' | 'task' | 'score';

@@ -38,7 +38,7 @@ export interface NetworkNamespace {
   sameNetwork: [string, string];
   /** An address the namespace holds in another /64 (`2001:db8:<run>:3::a`). */
   otherNetwork: string;
-  /** The two /64s, written as DECISIONS writes them (`2001:db8:<run>:2::/64`). */
+  /** The two /64s, written as docs/spec/DECISIONS.md writes them (`2001:db8:<run>:2::/64`). */
   networks: { same: string; other: string };
   /** Sends the requests in order, each from its own source address, and answers what came back. */
   send(port: number, requests: NamespacedRequest[]): Promise<NamespacedResponse[]>;

@@ -10,7 +10,7 @@ export interface Problem {
   errors?: { path: string; message: string }[];
 }
 
-/** DECISIONS "Problems", copied here on purpose: the tests check the service against the decision, not against itself. */
+/** docs/spec/DECISIONS.md, "Problems", copied here on purpose: the tests check the service against the decision, not against itself. */
 export const problemTitles: Record<string, string> = {
   validation: "Your request isn't valid",
   'bad-request': "The request body isn't valid JSON",
@@ -28,7 +28,7 @@ export const problemTitles: Record<string, string> = {
   'payload-too-large': 'Request body too large',
 };
 
-/** Asserts an RFC 9457 answer of DECISIONS "Problems" and returns its body. */
+/** Asserts an RFC 9457 answer of docs/spec/DECISIONS.md, "Problems" and returns its body. */
 export function expectProblem(response: JsonResponse, baseUrl: string, slug: string, status: number, instance: string): Problem {
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toBe('application/problem+json');

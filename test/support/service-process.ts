@@ -59,7 +59,7 @@ export async function startServiceProcess(env: Record<string, string>, options: 
         if (!line.startsWith('{')) continue;
         lines.push(line);
         const entry = JSON.parse(line) as { url?: string; docs?: string };
-        // The ready line (DECISIONS "Operations") names the URL and the /docs page.
+        // The ready line (docs/spec/DECISIONS.md, "Operations") names the URL and the /docs page.
         if (entry.url && entry.docs) resolve(entry.url);
       }
     });

@@ -24,7 +24,7 @@ export function patchTask(url: string, id: string, body: unknown, headers: Recor
   return request<Task>(`${url}/api/tasks/${id}`, { method: 'PATCH', ...jsonBody(body, headers) });
 }
 
-/** The list order of SPEC listing rule 1: createdAt descending, then id descending. */
+/** The list order of docs/spec/SPEC.md listing rule 1: createdAt descending, then id descending. */
 export function newestFirst(a: Task, b: Task): number {
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;

@@ -8,7 +8,7 @@ export interface ReceivedWebhook {
   status: number;
 }
 
-/** How the receiver answers a verification request (DECISIONS "Webhook endpoint verification"). */
+/** How the receiver answers a verification request (docs/spec/DECISIONS.md, "Webhook endpoint verification"). */
 export type VerificationAnswer = { status: number; body: string };
 
 export interface WebhookReceiver {
@@ -43,7 +43,7 @@ function challengeOf(body: string): string | undefined {
 
 /**
  * A real HTTP receiver on loopback that records every request. It echoes
- * verification challenges unless told otherwise, as the README's example
+ * verification challenges unless told otherwise, as docs/usage.md's example
  * receiver does. `host` picks the loopback address it listens on
  * (127.0.0.1 by default; any of 127.0.0.0/8 is this machine), so tests can
  * have receivers on different hosts.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 /**
  * Boards where a higher value is better and values up to 1,000,000 are
- * allowed. Each keeps only its best 100 scores (SPEC "Retention"), so a
+ * allowed. Each keeps only its best 100 scores (docs/spec/SPEC.md, "Retention"), so a
  * load's scores go to both, and each load's values are above the last's:
  * a later score never trims an earlier one of the same load until a board
  * holds more than 100 of them (see SCORES_CHECKABLE_PER_LOAD).

@@ -9,7 +9,7 @@ export const webhookSubscriptions = pgTable(
     url: text('url').notNull(),
     events: text('events').array().notNull(),
     description: text('description'),
-    /** The URL's host name, lower case: sends to one host are bounded per instance (DECISIONS "Webhook sending"). */
+    /** The URL's host name, lower case: sends to one host are bounded per instance (docs/spec/DECISIONS.md, "Webhook sending"). */
     targetHost: text('target_host').notNull(),
     /** The signing secret (`whsec_…`): needed to sign, so kept as it is; never shown again. */
     secret: text('secret').notNull(),

@@ -9,7 +9,7 @@ import type { GraphQLThread } from './graphql-thread.ts';
 import { splitIntrospection, THREAD_FIELDS } from './split-introspection.ts';
 
 /**
- * DECISIONS "GraphQL and the event loop": graphql-js answers introspection
+ * docs/spec/DECISIONS.md, "GraphQL and the event loop": graphql-js answers introspection
  * synchronously, and within the limits (1,000 selections, 4,000 characters)
  * one document can still make it resolve some 60,000 fields — tens of
  * milliseconds of one turn, more than a health check may wait. So a query's

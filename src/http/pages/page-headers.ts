@@ -40,7 +40,7 @@ function headersSetBy(middlewares: readonly HeaderMiddleware[]): ResponseHeaders
 }
 
 /**
- * DECISIONS "Security headers": a page's Content-Security-Policy,
+ * docs/spec/DECISIONS.md, "Security headers": a page's Content-Security-Policy,
  * `Referrer-Policy: no-referrer` and `X-Frame-Options: DENY`. The policy
  * refuses everything (`default-src 'none'`) but what the page names; no
  * page may be framed (`frame-ancestors 'none'`, and X-Frame-Options for

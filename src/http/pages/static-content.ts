@@ -37,7 +37,7 @@ function once<T>(build: () => Promise<T>): () => Promise<T> {
 }
 
 /**
- * The pages, their assets and the OpenAPI document (DECISIONS "Operations"):
+ * The pages, their assets and the OpenAPI document (docs/spec/DECISIONS.md, "Operations"):
  * each compressed once — the pages and the document at start, off the event
  * loop; the vendor assets by the build — and sent in the encoding the client
  * prefers. Answers GET and HEAD for the paths it knows.

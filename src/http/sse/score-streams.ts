@@ -15,12 +15,12 @@ import type { Logger } from '../logger.ts';
 import { numericFieldsOf, queryInput } from '../query-input.ts';
 import { sseComment, sseMessage } from './sse-format.ts';
 
-/** SPEC: clients reconnect after 3 seconds. */
+/** docs/spec/SPEC.md: clients reconnect after 3 seconds. */
 const RETRY_MS = 3000;
 
 const numericQuery = numericFieldsOf(leaderboardQuerySchema);
 
-/** DECISIONS "Score streams": how long a client refused for too many open streams should wait. */
+/** docs/spec/DECISIONS.md, "Score streams": how long a client refused for too many open streams should wait. */
 const STREAMS_RETRY_AFTER_SECONDS = 5;
 
 export interface ScoreStreamsOptions {

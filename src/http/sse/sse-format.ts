@@ -1,6 +1,6 @@
 /**
  * Server-Sent Events framing (WHATWG HTML §9.2), written out by hand because
- * SPEC fixes the exact lines (`event: board`, `retry: 3000`, `: keep-alive`)
+ * docs/spec/SPEC.md fixes the exact lines (`event: board`, `retry: 3000`, `: keep-alive`)
  * and the libraries we tried write `field:value` without the space.
  */
 export function sseMessage(message: { event?: string; id?: number; retry?: number; data?: string }): string {

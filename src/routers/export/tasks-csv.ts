@@ -2,7 +2,7 @@ import type { TaskRow } from '../../services/tasks/task-representation.ts';
 import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 /**
- * SPEC "CSV rules": a header line, then one line per task; lines separated by
+ * docs/spec/SPEC.md, "CSV rules": a header line, then one line per task; lines separated by
  * a line feed; the title always quoted with embedded quotes doubled.
  */
 export function tasksToCsv(rows: readonly TaskRow[]): string {

@@ -15,7 +15,7 @@ export const revokeKeyProcedure = publicProcedure
       errorResponses: [403, 422],
     },
     http: { successStatus: 204 },
-    // Key-only and ownership are checked after the id is validated (DECISIONS order).
+    // Key-only and ownership are checked after the id is validated (docs/spec/DECISIONS.md order).
     access: { requires: 'credentials' },
   })
   .input(keyIdInputSchema)

@@ -3,7 +3,7 @@ import { publicProcedure } from '../../procedures/trpc.ts';
 import { ifNoneMatchHeaderSchema } from '../../schemas/headers.ts';
 import { leaderboardQuerySchema, leaderboardSchema } from '../../schemas/scores.ts';
 
-/** GET /api/scores, and SPEC "Procedure endpoints" scores.top. */
+/** GET /api/scores, and docs/spec/SPEC.md, "Procedure endpoints" scores.top. */
 export const topScoresProcedure = publicProcedure
   .meta({
     openapi: {

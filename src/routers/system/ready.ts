@@ -3,7 +3,7 @@ import { databaseUnavailable } from '../../errors/database-unavailable.ts';
 import { databaseAnswers } from '../../services/system/database-answers.ts';
 import { publicProcedure } from '../../procedures/trpc.ts';
 
-/** DECISIONS "Operations": ready when the database answers within 1 s. */
+/** docs/spec/DECISIONS.md, "Operations": ready when the database answers within 1 s. */
 const READY_WITHIN_MS = 1000;
 
 export const readyProcedure = publicProcedure

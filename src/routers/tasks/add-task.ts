@@ -3,7 +3,7 @@ import { toTaskV1 } from '../../services/tasks/task-representation.ts';
 import { publicProcedure } from '../../procedures/trpc.ts';
 import { newTaskSchema, taskSchema } from '../../schemas/tasks.ts';
 
-/** REST's POST /api/tasks (NewTask: title and done); `tasks.create` is the SPEC's RPC form, title only. */
+/** REST's POST /api/tasks (NewTask: title and done); `tasks.create` is the docs/spec/SPEC.md's RPC form, title only. */
 export const addTaskProcedure = publicProcedure
   .meta({
     openapi: {

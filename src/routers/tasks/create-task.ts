@@ -3,7 +3,7 @@ import { toTaskV1 } from '../../services/tasks/task-representation.ts';
 import { publicProcedure } from '../../procedures/trpc.ts';
 import { createTaskInputSchema, taskSchema } from '../../schemas/tasks.ts';
 
-/** SPEC "Procedure endpoints": tasks.create over /api/trpc; a task write like POST /api/tasks. */
+/** docs/spec/SPEC.md, "Procedure endpoints": tasks.create over /api/trpc; a task write like POST /api/tasks. */
 export const createTaskProcedure = publicProcedure
   .meta({ access: { rateLimit: 'task-writes' } })
   .input(createTaskInputSchema)

@@ -5,7 +5,7 @@ import { publicProcedure } from '../../procedures/trpc.ts';
 import { PAGE_SIZES } from '../../schemas/page-size.ts';
 import { newestLimitSchema, taskSchema } from '../../schemas/tasks.ts';
 
-/** SPEC "Procedure endpoints": the newest tasks, version 1 shape, newest first. */
+/** docs/spec/SPEC.md, "Procedure endpoints": the newest tasks, version 1 shape, newest first. */
 export const newestTasksProcedure = publicProcedure
   .input(z.strictObject({ limit: newestLimitSchema }).default({ limit: PAGE_SIZES.newestTasks.default }))
   .output(z.array(taskSchema))

@@ -12,7 +12,7 @@ import { taskByIdProcedure } from './task-by-id.ts';
 import { updateTaskProcedure } from './update-task.ts';
 
 export const tasksRouter = router({
-  // SPEC "Procedure endpoints"
+  // docs/spec/SPEC.md, "Procedure endpoints"
   newest: newestTasksProcedure,
   byId: taskByIdProcedure,
   create: createTaskProcedure,

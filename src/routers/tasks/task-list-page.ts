@@ -5,7 +5,7 @@ import type { ListTasksQuery } from '../../schemas/tasks.ts';
 
 /**
  * One page of the list for either version: calls the service and sets the
- * Link header (SPEC listing rule 7) pointing at `listPath`.
+ * Link header (docs/spec/SPEC.md listing rule 7) pointing at `listPath`.
  */
 export async function taskListPage<T>(
   ctx: Context,

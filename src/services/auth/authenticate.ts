@@ -6,7 +6,7 @@ import type { Caller } from './caller.ts';
 import { verifyToken } from './tokens.ts';
 
 /**
- * Verifies a Bearer credential (SPEC "Credential kinds"): `lab_…` is an API
+ * Verifies a Bearer credential (docs/spec/SPEC.md, "Credential kinds"): `lab_…` is an API
  * key, anything else a JWT. A credential that fails is a 401 wherever it was
  * sent, public endpoints included.
  */

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors/app-error.ts';
 import type { ServiceContext } from '../service-context.ts';
 
-/** The realm of every challenge: the host of BASE_URL (DECISIONS). */
+/** The realm of every challenge: the host of BASE_URL (docs/spec/DECISIONS.md). */
 function realmOf(ctx: ServiceContext): string {
   return new URL(ctx.settings.baseUrl).host;
 }

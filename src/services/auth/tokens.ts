@@ -5,7 +5,7 @@ import { SCOPES } from '../../schemas/scopes.ts';
 import type { Caller } from './caller.ts';
 import type { ServiceContext } from '../service-context.ts';
 
-/** The audience of every token we issue and accept (DECISIONS). */
+/** The audience of every token we issue and accept (docs/spec/DECISIONS.md). */
 const TOKEN_AUDIENCE = 'lab-api';
 export const TOKEN_LIFETIME_SECONDS = 900;
 
@@ -22,7 +22,7 @@ export interface IssuedToken {
   scope: string;
 }
 
-/** Mints an HS256 JWT for an API-key caller (SPEC "JWT claims issued by POST /api/token"). */
+/** Mints an HS256 JWT for an API-key caller (docs/spec/SPEC.md, "JWT claims issued by POST /api/token"). */
 export async function issueToken({ ctx, input }: { ctx: ServiceContext; input: { caller: Caller } }): Promise<IssuedToken> {
   const secret = ctx.settings.jwtSecret;
   if (secret === undefined) {

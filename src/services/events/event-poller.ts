@@ -3,7 +3,7 @@ import type { ServiceContext } from '../service-context.ts';
 import type { StoredEvent } from './event-dispatcher.ts';
 import { latestEventId, listEventsAfter } from './read-events.ts';
 
-/** SPEC: up to 100 events at a time, ascending. */
+/** docs/spec/SPEC.md: up to 100 events at a time, ascending. */
 const POLL_BATCH = 100;
 
 /** What one poll learned: the events in the id range (after, upTo], in order. */

@@ -9,7 +9,7 @@ export type StreamStart =
   | { resume: false; latest: number };
 
 /**
- * The one rule for where a stream begins (SPEC "GET /api/scores/stream"):
+ * The one rule for where a stream begins (docs/spec/SPEC.md, "GET /api/scores/stream"):
  * with no valid Last-Event-ID a client is new; with one, it resumes after it
  * — unless the log has never reached that id. A restore from a backup, or any
  * reset of the log, leaves browsers holding ids from a log that is gone;

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors/app-error.ts';
 import { idempotencyKeyHeaderSchema } from '../../schemas/headers.ts';
 
-/** SPEC "Idempotency-Key header rules" 1: the key, by the header's schema; anything else, absence included, is a 400. */
+/** docs/spec/SPEC.md, "Idempotency-Key header rules" 1: the key, by the header's schema; anything else, absence included, is a 400. */
 export function parseIdempotencyKey(headers: Record<string, string | string[] | undefined>): string {
   const key = idempotencyKeyHeaderSchema.shape['idempotency-key'].safeParse(headers['idempotency-key']);
   if (!key.success) {

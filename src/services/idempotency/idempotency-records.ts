@@ -8,7 +8,7 @@ import type { ServiceContext, TransactionContext } from '../service-context.ts';
 import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 /**
- * SPEC: a completed record is kept 24 hours. An unfinished first attempt frees
+ * docs/spec/SPEC.md: a completed record is kept 24 hours. An unfinished first attempt frees
  * its key after 60 seconds: `settings.idempotency.inProgressMs`, configurable
  * so that a test can watch a killed instance's key come free.
  */
@@ -182,7 +182,7 @@ function sqlStateOf(error: unknown): string | undefined {
   return typeof cause?.code === 'string' ? cause.code : undefined;
 }
 
-/** Forgets an attempt that did not succeed, so the key can be used again (SPEC rule 7). */
+/** Forgets an attempt that did not succeed, so the key can be used again (docs/spec/SPEC.md rule 7). */
 export async function releaseIdempotencyKey({
   ctx,
   input,

@@ -4,7 +4,7 @@ import { parseIdempotencyKey } from './idempotency-key.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type StoredResponse } from './idempotency-records.ts';
 
 export interface IdempotentRequest {
-  /** The client the key belongs to (DECISIONS: the API key, else the address). */
+  /** The client the key belongs to (docs/spec/DECISIONS.md: the API key, else the address). */
   client: string;
   /** The request's headers, its Idempotency-Key among them. */
   headers: Record<string, string | string[] | undefined>;
@@ -17,7 +17,7 @@ export interface IdempotentRequest {
 export type IdempotentOutcome<T> = { replayed: true; stored: StoredResponse } | { replayed: false; stored: StoredResponse; value: T };
 
 /**
- * SPEC "Idempotency-Key header rules" as one verb around the work:
+ * docs/spec/SPEC.md, "Idempotency-Key header rules" as one verb around the work:
  * 1. parse the key (400), fingerprint method, path and raw body;
  * 2. claim the key in a statement of its own (409 / 422 / replay otherwise);
  * 3. run the work inside ONE transaction that also stores its answer, so the

@@ -2,7 +2,7 @@ import { hash, randomBytes } from 'node:crypto';
 
 export const API_KEY_PREFIX = 'lab_';
 
-/** `lab_` + 43 URL-safe base64 characters: 32 bytes from the CSPRNG (SPEC "CreatedKey"). */
+/** `lab_` + 43 URL-safe base64 characters: 32 bytes from the CSPRNG (docs/spec/SPEC.md, "CreatedKey"). */
 export function generateApiKey(): string {
   return `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
 }

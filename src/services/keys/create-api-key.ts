@@ -6,7 +6,7 @@ import { nowInMilliseconds, withTransaction, type ServiceContext } from '../serv
 import { endSubscriptionsOf } from '../webhooks/subscription-lifetime.ts';
 import { generateApiKey, hashApiKey } from './api-key-secret.ts';
 
-/** SPEC "Retention": only the newest 500 keys are kept. */
+/** docs/spec/SPEC.md, "Retention": only the newest 500 keys are kept. */
 const KEYS_RETAINED = 500;
 
 const KEY_RETENTION = keepNewest({ table: apiKeys, keep: KEYS_RETAINED, lockId: ADVISORY_LOCKS.apiKeys });

@@ -19,7 +19,7 @@ const SWEEP_BATCH = 100;
 /**
  * Counts `cost` requests (one, unless a GraphQL operation runs several
  * limited fields) against a fixed window aligned to the window length
- * (DECISIONS), all or nothing: when they do not all fit in what is left, none
+ * (docs/spec/DECISIONS.md), all or nothing: when they do not all fit in what is left, none
  * is counted and the answer is 429. The count is ONE upsert in the database,
  * so every instance of the service on one database shares it, exactly.
  */
@@ -92,7 +92,7 @@ const CURRENT_HITS = compiledQuery((db) =>
     ),
 );
 
-/** DECISIONS: the IETF RateLimit header fields, on every response of a limited route. */
+/** docs/spec/DECISIONS.md: the IETF RateLimit header fields, on every response of a limited route. */
 export function rateLimitHeaders(outcome: RateLimitOutcome): Record<string, string> {
   return {
     'RateLimit-Policy': `"${outcome.name}";q=${outcome.limit};w=${outcome.windowSeconds}`,

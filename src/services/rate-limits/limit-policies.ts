@@ -1,6 +1,6 @@
 import type { ServiceSettings } from '../service-context.ts';
 
-/** The limits of SPEC "Limits", by the names DECISIONS gives them. */
+/** The limits of docs/spec/SPEC.md, "Limits", by the names docs/spec/DECISIONS.md gives them. */
 export type LimitName = 'task-writes' | 'key-create' | 'token' | 'score-submit' | 'graphql' | 'demo' | 'webhook-writes';
 
 /**
@@ -12,7 +12,7 @@ export type CountedPer = 'caller' | 'address';
 /**
  * One limit, declared once: every transport that reaches a limited operation
  * enforces it through this. Its quotas come from the configuration
- * (RATE_LIMIT_* variables, defaults as SPEC and DECISIONS give them).
+ * (RATE_LIMIT_* variables, defaults as docs/spec/SPEC.md and docs/spec/DECISIONS.md give them).
  */
 export interface LimitDeclaration {
   windowSeconds: number;
@@ -27,7 +27,7 @@ export const LIMITS: Record<LimitName, LimitDeclaration> = {
     quota: ({ rateLimits }) => ({ anonymous: rateLimits.taskWritesAnonymous, authenticated: rateLimits.taskWritesAuthenticated }),
     countedPer: 'caller',
   },
-  // Keys must not mint keys: a new key would otherwise bring 5 more creations with it (DECISIONS).
+  // Keys must not mint keys: a new key would otherwise bring 5 more creations with it (docs/spec/DECISIONS.md).
   'key-create': {
     windowSeconds: 3600,
     quota: ({ rateLimits }) => ({ anonymous: rateLimits.keysPerHour, authenticated: rateLimits.keysPerHour }),
@@ -53,7 +53,7 @@ export const LIMITS: Record<LimitName, LimitDeclaration> = {
     quota: ({ rateLimits }) => ({ anonymous: rateLimits.demoPer10Seconds, authenticated: rateLimits.demoPer10Seconds }),
     countedPer: 'caller',
   },
-  // Creating and deleting subscriptions (DECISIONS "Webhook writes"): every creation sends a verification request.
+  // Creating and deleting subscriptions (docs/spec/DECISIONS.md, "Webhook writes"): every creation sends a verification request.
   'webhook-writes': {
     windowSeconds: 60,
     quota: ({ rateLimits }) => ({ anonymous: rateLimits.webhookWritesPerMinute, authenticated: rateLimits.webhookWritesPerMinute }),

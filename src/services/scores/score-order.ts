@@ -11,7 +11,7 @@ export function boardOrder(game: GameId): SQL {
 }
 
 /**
- * SPEC "Rank": the score stored and the scores of its game that beat it
+ * docs/spec/SPEC.md, "Rank": the score stored and the scores of its game that beat it
  * counted, in one statement (one per direction of the board). The count reads
  * the statement's snapshot, which does not hold the new row — and the new row
  * never beats itself — so it counts exactly the others that beat it.

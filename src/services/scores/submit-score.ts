@@ -9,7 +9,7 @@ import { GAME_IDS, type GameId } from '../../schemas/games.ts';
 import { boardOrder, insertRanked } from './score-order.ts';
 import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
-/** SPEC "Retention": only the best 100 scores per game are kept. */
+/** docs/spec/SPEC.md, "Retention": only the best 100 scores per game are kept. */
 const SCORES_RETAINED = 100;
 
 /** Each board's retention: its own order and lock. */
@@ -31,7 +31,7 @@ export interface Score {
 
 /**
  * Stores a score, ranks it, trims its board to the best 100 and records
- * `score.submitted` — all in one transaction (SPEC POST /api/scores 2).
+ * `score.submitted` — all in one transaction (docs/spec/SPEC.md POST /api/scores 2).
  */
 export async function submitScore({
   ctx,

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../service-context.ts';
 
 /**
  * Whether the database answers a trivial query within `withinMs`: readiness
- * (DECISIONS "Operations"). A query that is still waiting when the time is up
+ * (docs/spec/DECISIONS.md, "Operations"). A query that is still waiting when the time is up
  * (no connection free, the server gone quiet) counts as no answer.
  */
 export async function databaseAnswers({ ctx, input }: { ctx: ServiceContext; input: { withinMs: number } }): Promise<boolean> {

@@ -5,7 +5,7 @@ import { tasks, type TaskRow } from '../../db/schema/index.ts';
 import { ADVISORY_LOCKS, keepNewest, retainFirstBeforeCommit } from '../retention.ts';
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
 
-/** SPEC "Retention": only the newest 200 tasks are kept. */
+/** docs/spec/SPEC.md, "Retention": only the newest 200 tasks are kept. */
 export const TASKS_RETAINED = 200;
 
 const TASK_RETENTION = keepNewest({ table: tasks, keep: TASKS_RETAINED, lockId: ADVISORY_LOCKS.tasks });

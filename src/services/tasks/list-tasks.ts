@@ -20,13 +20,13 @@ export interface TaskListPage {
   nextOffset: number | undefined;
 }
 
-/** SPEC's list order: newest first, ties by id; the cursor compares the same pair. */
+/** docs/spec/SPEC.md's list order: newest first, ties by id; the cursor compares the same pair. */
 const NEWEST_FIRST = [desc(tasks.createdAt), desc(tasks.id)] as const;
 
 /** The first page of the whole list: the hot path. */
 const NEWEST_TASKS = compiledQuery((db) => db.select().from(tasks).orderBy(...NEWEST_FIRST).limit(sql.placeholder('limit')));
 
-/** Newest first, by cursor or by offset (SPEC listing rules 1–8). */
+/** Newest first, by cursor or by offset (docs/spec/SPEC.md listing rules 1–8). */
 export async function listTasks({ ctx, input }: { ctx: ServiceContext; input: ListTasksInput }): Promise<TaskListPage> {
   const conditions: SQL[] = [];
   if (input.done !== undefined) conditions.push(eq(tasks.done, input.done));

@@ -8,7 +8,7 @@ import { taskEntityTag } from './task-representation.ts';
 
 /**
  * Locks the task's row for the rest of the transaction and checks If-Match
- * against the version the lock sees (SPEC write rules 1–3): a writer that
+ * against the version the lock sees (docs/spec/SPEC.md write rules 1–3): a writer that
  * waited for the lock compares against the row as the first writer left it,
  * so of concurrent writers holding one ETag exactly one succeeds.
  */

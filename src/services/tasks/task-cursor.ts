@@ -17,7 +17,7 @@ const cursorPayload = z.object({
   id: z.guid(),
 });
 
-/** An opaque cursor: base64url JSON of the last row's createdAt and id (SPEC listing rule 3). */
+/** An opaque cursor: base64url JSON of the last row's createdAt and id (docs/spec/SPEC.md listing rule 3). */
 export function encodeTaskCursor(position: TaskPosition): string {
   const json = JSON.stringify({ createdAt: isoTimestampOf(position.createdAt), id: position.id });
   return Buffer.from(json, 'utf8').toString('base64url');

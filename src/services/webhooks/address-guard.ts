@@ -6,7 +6,7 @@ import ipaddr from 'ipaddr.js';
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
 /**
- * DECISIONS "Webhook addresses": only a public unicast address may be
+ * docs/spec/DECISIONS.md, "Webhook addresses": only a public unicast address may be
  * reached. ipaddr.js knows the special ranges (loopback, private, link- and
  * site-local, unique-local, carrier-grade NAT, multicast, documentation,
  * benchmarking, and IPv6 that embeds IPv4: NAT64, 6to4, Teredo); an

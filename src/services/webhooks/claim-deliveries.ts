@@ -5,7 +5,7 @@ import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { keyAlive } from './subscription-lifetime.ts';
 
-/** At most this many sends to one host at a time, per instance (DECISIONS "Webhook sending"). */
+/** At most this many sends to one host at a time, per instance (docs/spec/DECISIONS.md, "Webhook sending"). */
 export const SENDS_PER_HOST = 2;
 
 /** A delivery this instance now holds the lease of, with what it takes to send it. */
@@ -25,7 +25,7 @@ const ENDED_PER_CLAIM = 100;
 
 /**
  * One statement: ends due deliveries whose key is gone — the delivery and
- * its subscription disabled, nothing sent (DECISIONS "a subscription lives as
+ * its subscription disabled, nothing sent (docs/spec/DECISIONS.md, "a subscription lives as
  * long as its key") — and leases up to `slots` due deliveries of live keys,
  * oldest first, no more for one host than its free places (`busy`: hosts
  * with sends in flight, by how many), one more attempt each. Of the

@@ -1,7 +1,7 @@
 import { desc, sql } from 'drizzle-orm';
 import { webhookDeliveries } from '../../db/schema/index.ts';
 
-/** What the delivery log shows of a subscription, and all that is kept of it (DECISIONS "Stored growth"). */
+/** What the delivery log shows of a subscription, and all that is kept of it (docs/spec/DECISIONS.md, "Stored growth"). */
 export const DELIVERIES_KEPT = 100;
 
 /**

@@ -3,7 +3,7 @@ import { apiKeys, webhookDeliveries, webhookSubscriptions } from '../../db/schem
 import { withTransaction, type ServiceContext } from '../service-context.ts';
 
 /**
- * DECISIONS "Webhook subscriptions": a subscription lives as long as its
+ * docs/spec/DECISIONS.md, "Webhook subscriptions": a subscription lives as long as its
  * key. This is the condition, in SQL, that the owner key `keyId` is still
  * alive at `at`: stored (retention removes keys), not revoked, not expired.
  */

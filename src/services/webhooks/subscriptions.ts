@@ -11,7 +11,7 @@ import { VERIFICATION_TYPE, verificationPayload } from './verification.ts';
 import { generateWebhookSecret } from './webhook-signature.ts';
 import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
-/** DECISIONS "Webhook subscriptions": one score must not fan out to any number of signed POSTs. */
+/** docs/spec/DECISIONS.md, "Webhook subscriptions": one score must not fan out to any number of signed POSTs. */
 const SUBSCRIPTIONS_PER_KEY = 10;
 
 export interface Subscription {
@@ -50,7 +50,7 @@ function withKeyAlive(ctx: ServiceContext) {
  *
  * The subscription starts pending, with its verification request queued in
  * the same transaction and sent at once after the commit: nothing else goes
- * to the URL until its receiver echoes the challenge (DECISIONS "Webhook
+ * to the URL until its receiver echoes the challenge (docs/spec/DECISIONS.md, "Webhook
  * endpoint verification"), so nobody can point our deliveries at a host that
  * did not ask for them.
  */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
-/** The type of a subscription's verification request (DECISIONS "Webhook endpoint verification"). */
+/** The type of a subscription's verification request (docs/spec/DECISIONS.md, "Webhook endpoint verification"). */
 export const VERIFICATION_TYPE = 'webhook.verification';
 
 /** Retries of a verification request: the first three steps of the retry schedule, then the subscription has failed. */

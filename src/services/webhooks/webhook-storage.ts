@@ -10,7 +10,7 @@ import { TOKEN_LIFETIME_SECONDS } from '../auth/tokens.ts';
 const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
- * DECISIONS "Stored growth", in one statement: deletes the subscriptions
+ * docs/spec/DECISIONS.md, "Stored growth", in one statement: deletes the subscriptions
  * whose key is gone (revoked, expired or removed) once nothing of theirs is
  * pending, with their deliveries — a revoked or expired key's only once its
  * tokens have expired too (15 minutes), so they can still see what became of

@@ -21,7 +21,7 @@ import { sweepWebhookStorage } from './webhook-storage.ts';
  * Up to WEBHOOK_CONCURRENCY sends are in flight, and the next is claimed as
  * soon as any one ends — no batch waits for its slowest member — with at most
  * 2 to one host at a time: a receiver that holds its connections delays only
- * its own deliveries (DECISIONS "Webhook sending"). Hosts that answered
+ * its own deliveries (docs/spec/DECISIONS.md, "Webhook sending"). Hosts that answered
  * slowly hold at most half of the window between them (slow-hosts.ts), so
  * many slow receivers cannot fill it either.
  */
