@@ -52,7 +52,7 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
 
-/** Waits until `sql`'s server runs a statement that starts with `prefix` (from another connection). */
+/** Waits until the server runs a statement that starts with `prefix`, as `admin`, a connection of its own, sees it. */
 async function runningOnServer(admin: postgres.Sql, prefix: string): Promise<void> {
   await vi.waitFor(
     async () => {
@@ -91,6 +91,37 @@ describe('postgres.js when a connection is lost', () => {
     } finally {
       await sql.end({ timeout: 0 });
       await admin.end();
+    }
+  });
+
+  itOnPostgres('reserve-releases: a statement queued on a reserved connection that is released as its socket fails fails too', 'a proxy resets the connection to the server', async () => {
+    const server = new URL(postgresUrl!);
+    const proxy = new TcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
+    await proxy.start();
+    const throughProxy = new URL(postgresUrl!);
+    throughProxy.port = String(proxy.port);
+    const sql = postgres(throughProxy.toString(), { ...options, max: 1 });
+    const admin = postgres(postgresUrl!, { max: 1, onnotice: () => {} });
+    try {
+      const reserved = await sql.reserve();
+      const running = reserved`select pg_sleep(30) as lab_reserve_releases`.execute();
+      // A statement with parameters is described before it is bound: the ones after it wait in the reserved connection's own queue.
+      const described = reserved.unsafe('select $1::int as n', [1]).execute();
+      const queued = reserved`select 2 as n`.execute();
+      // Released as soon as the running statement fails, as a failed transaction releases its connection.
+      running.catch(() => reserved.release());
+      described.catch(() => {});
+      const queuedOutcome = queued.then(
+        () => 'answered',
+        (error: { code?: string }) => error.code,
+      );
+      await runningOnServer(admin, 'select pg_sleep(30) as lab_reserve_releases');
+      proxy.resetConnections();
+      expect(await within(queuedOutcome, SETTLE_MS, 'the statement queued on the released connection')).toBe('RESERVED_RELEASED');
+    } finally {
+      await sql.end({ timeout: 0 });
+      await admin.end();
+      await proxy.stop();
     }
   });
 
