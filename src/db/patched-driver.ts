@@ -6,13 +6,15 @@ import { StartupError } from '../errors/startup-error.ts';
  * The changes patches/postgres+3.4.9.patch makes to postgres.js (ADR 8), each
  * named in a comment of the file it changes: the reserve() fixes, a reserved
  * connection's pipelining, the write deferred past a closed socket, an error
- * kept past its connection's close, and the two `Symbol.species` data
- * properties. Named, so that an older version of
- * the patch is told apart from this one.
+ * kept past its connection's close, the statements sent between a socket's
+ * error and its close or left queued on a released reserved connection, and
+ * the two `Symbol.species` data properties. Named,
+ * so that an older version of the patch is told apart from this one.
  */
 const CHANGES: Record<string, string[]> = {
-  'index.js': ['reserve-closes'],
-  'connection.js': ['reserved-pipelining', 'write-after-close', 'reserve-opens', 'stale-error'],
+  'index.js': ['reserve-closes', 'reserve-waits', 'reserve-releases'],
+  'queue.js': ['reserve-waits'],
+  'connection.js': ['reserved-pipelining', 'write-after-close', 'reserve-opens', 'stale-error', 'closed-after-error'],
   'query.js': ['species'],
   'result.js': ['species'],
 };

@@ -17,6 +17,8 @@ const CONNECTION_CODES = new Set([
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',
+  // A transaction's statement still queued when its connection was released: the transaction failed before it, as its connection did (patches/, reserve-releases).
+  'RESERVED_RELEASED',
 ]);
 
 /**

@@ -9,6 +9,8 @@ export type OperationKind = 'read' | 'task' | 'score';
 
 export interface Outcome {
   kind: OperationKind;
+  /** The method and URL the request went to: which instance, which route. */
+  target: string;
   /** The HTTP status, or 0 when no answer came (the connection failed, or the client gave up at its deadline). */
   status: number;
   retryAfter: string | null;
@@ -34,32 +36,40 @@ export async function sendOperation(kind: OperationKind, mix: Mix, knownTaskIds:
   const index = serial++;
   const url = mix.next();
   const signal = AbortSignal.timeout(mix.deadlineMs);
+  const known = knownTaskIds[index % Math.max(knownTaskIds.length, 1)];
+  const path =
+    kind === 'task' || kind === 'score'
+      ? `/api/${kind}s`
+      : index % 3 === 0 && known
+        ? `/api/tasks/${known}`
+        : index % 3 === 1
+          ? `/api/scores?game=${GAMES[index % GAMES.length]}`
+          : '/api/tasks?limit=10';
+  const target = `${kind === 'read' ? 'GET' : 'POST'} ${url}${path}`;
   const started = performance.now();
   try {
     const response = await (() => {
-      if (kind === 'task') return request<{ id: string }>(`${url}/api/tasks`, { method: 'POST', signal, ...jsonBody({ title: `load ${index}` }) });
+      if (kind === 'task') return request<{ id: string }>(`${url}${path}`, { method: 'POST', signal, ...jsonBody({ title: `load ${index}` }) });
       if (kind === 'score') {
         const game = GAMES[index % GAMES.length]!;
-        return request<{ id: string }>(`${url}/api/scores`, {
+        return request<{ id: string }>(`${url}${path}`, {
           method: 'POST',
           signal,
           ...jsonBody({ game, initials: 'LDT', value: 1 + (index % 400) }, { 'Idempotency-Key': randomUUID() }),
         });
       }
-      const known = knownTaskIds[index % Math.max(knownTaskIds.length, 1)];
-      if (index % 3 === 0 && known) return request<{ id: string }>(`${url}/api/tasks/${known}`, { signal });
-      if (index % 3 === 1) return request<{ id: string }>(`${url}/api/scores?game=${GAMES[index % GAMES.length]}`, { signal });
-      return request<{ id: string }>(`${url}/api/tasks?limit=10`, { signal });
+      return request<{ id: string }>(`${url}${path}`, { signal });
     })();
     return {
       kind,
+      target,
       status: response.status,
       retryAfter: response.headers.get('retry-after'),
       elapsedMs: performance.now() - started,
       ...(kind !== 'read' && response.status === 201 ? { id: response.body.id } : {}),
     };
   } catch (error) {
-    return { kind, status: 0, retryAfter: null, elapsedMs: performance.now() - started, failure: (error as Error).message };
+    return { kind, target, status: 0, retryAfter: null, elapsedMs: performance.now() - started, failure: (error as Error).message };
   }
 }
 

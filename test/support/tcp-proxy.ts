@@ -46,6 +46,11 @@ export class TcpProxy {
     for (const socket of this.sockets) socket.destroy();
   }
 
+  /** Resets the open connections (TCP RST): the client's next read fails with ECONNRESET, as when a pooler closes a connection with unread statements. */
+  resetConnections(): void {
+    for (const socket of this.sockets) socket.resetAndDestroy();
+  }
+
   constructor(private readonly target: { host: string; port: number }) {}
 
   async start(): Promise<void> {
