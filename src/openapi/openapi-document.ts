@@ -4,7 +4,7 @@ import type { AccessMeta } from '../procedures/meta.ts';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { HttpMeta } from '../procedures/http-meta.ts';
 import { problemTypes } from '../errors/problem-types.ts';
-import { problemSchema } from './problem-schema.ts';
+import { problemSchema } from '../http/problem-schema.ts';
 
 type JsonObject = Record<string, unknown>;
 type ResponseObject = { description: string; headers?: JsonObject; content?: JsonObject };

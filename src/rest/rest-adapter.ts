@@ -6,12 +6,12 @@ import { ifNoneMatchHeaderSchema, readHeader } from '../schemas/headers.ts';
 import { callProcedure } from '../procedures/call-procedure.ts';
 import type { Context } from '../procedures/context.ts';
 import { successResponseOf } from '../procedures/success-response.ts';
-import { queryInput } from './query-input.ts';
-import { parseJsonBody, readBodyText } from './read-json-body.ts';
+import { queryInput } from '../http/query-input.ts';
+import { parseJsonBody, readBodyText } from '../http/read-json-body.ts';
 import type { RestRoute, RouteMatch } from './rest-routes.ts';
-import type { ResponseHeaders } from './response-headers.ts';
-import { appendVaryTo } from './vary.ts';
-import { writeBody } from './write-body.ts';
+import type { ResponseHeaders } from '../http/response-headers.ts';
+import { appendVaryTo } from '../http/vary.ts';
+import { writeBody } from '../http/write-body.ts';
 
 /**
  * Serves one REST route by calling its tRPC procedure — the same procedure
