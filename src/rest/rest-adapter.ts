@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors/app-error.ts';
-import { toAppError } from '../errors/to-app-error.ts';
 import { listMatches } from '../lib/entity-tag.ts';
 import { ifNoneMatchHeaderSchema, readHeader } from '../schemas/headers.ts';
 import { callProcedure } from '../procedures/call-procedure.ts';
@@ -40,15 +39,10 @@ export async function serveRestRoute(options: {
   }
 
   const { input, callContext } = inputOf(route, match.pathInput, req, search, ctx);
-  let data: unknown;
-  try {
-    // Input is read and judged only when the procedure asks: after the rate limit and
-    // the Idempotency-Key, as docs/spec/SPEC.md orders the checks (a bad body still counts and still
-    // needs its key).
-    data = await callProcedure(route.procedure, { path: route.procedurePath, type: route.type, ctx: callContext, getRawInput: input });
-  } catch (error) {
-    throw toAppError(error);
-  }
+  // Input is read and judged only when the procedure asks: after the rate limit and
+  // the Idempotency-Key, as docs/spec/SPEC.md orders the checks (a bad body still counts
+  // and still needs its key). A failure goes to the request handler, which normalises it once.
+  const data = await callProcedure(route.procedure, { path: route.procedurePath, type: route.type, ctx: callContext, getRawInput: input });
 
   Object.assign(headers, ctx.response.headers);
   const { idempotent } = ctx.response;
