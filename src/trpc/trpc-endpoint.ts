@@ -58,16 +58,19 @@ export async function serveTrpc(options: {
     if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ reqId: requestId, err: toAppError(error).cause ?? error, procedure: path }, 'procedure failed');
   };
   let ctx: Context;
+  let refusal: TRPCError | undefined;
   try {
     ctx = await options.createContext();
+    refusal = await refusalOf(req, pathname, query);
   } catch (thrown) {
-    // A bad credential (401), or the database out of reach while a key is looked up (503): in tRPC's envelope.
+    // Before any procedure, the endpoint's one boundary: a bad credential (401), the database out
+    // of reach while a key is looked up (503), or anything unexpected (500), in tRPC's envelope.
+    // Once a procedure runs, tRPC's handler (or the single query, its mirror) answers its failures.
     const failure = toAppError(thrown);
     if (failure.slug === 'internal') log.error({ reqId: requestId, err: failure.cause ?? failure }, 'request failed before its procedure');
     writeTrpcError(res, router, toTRPCError(failure), failure.headers);
     return;
   }
-  const refusal = await refusalOf(req, pathname, query);
   if (refusal) {
     writeTrpcError(res, router, refusal, REFUSAL_HEADERS[refusal.code] ?? {});
     return;
