@@ -45,7 +45,7 @@ export const lastEventIdHeaderSchema = z.object({
     .meta({ description: 'Resume after this event id (a positive integer)' }),
 });
 
-/** SPEC GET /api/tasks/{id}: the representation asked for; anything but 1 or 2 is refused, not read as absent. */
+/** docs/spec/SPEC.md, GET /api/tasks/{id}: the representation asked for; anything but 1 or 2 is refused, not read as absent. */
 export const apiVersionHeaderSchema = z.object({
   'api-version': z
     .enum(['1', '2'])
