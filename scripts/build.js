@@ -24,5 +24,5 @@ await buildApp(root);
 
 // The pages' vendor files (Swagger UI, GraphiQL) with their brotli and gzip
 // forms; skipped when already written from the same package versions.
-const { writeVendorAssets } = await import('../dist/http/pages/vendor-assets.js');
+const { writeVendorAssets } = await import('../dist/pages/vendor-assets.js');
 await writeVendorAssets();

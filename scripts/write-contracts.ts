@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { printedSchema } from '../src/graphql/schema.ts';
-import { buildApiDocument } from '../src/http/api-document.ts';
+import { buildApiDocument } from '../src/openapi/api-document.ts';
 import { appRouter } from '../src/routers/app-router.ts';
 
 /** Rewrites the committed contracts after a deliberate change of the API: `npm run contracts`. */

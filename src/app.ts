@@ -7,17 +7,17 @@ import { describeInnermostCause } from './errors/innermost-cause.ts';
 import { developmentSecret, type DevelopmentSecret } from './db/development-secret.ts';
 import { describePostgres } from './db/wait-for-postgres.ts';
 import { answerClientErrors } from './http/client-errors.ts';
-import type { GraphQLEndpoint } from './http/graphql-endpoint.ts';
+import type { GraphQLEndpoint } from './graphql-endpoint/graphql-endpoint.ts';
 import { createCors } from './http/cors.ts';
 import { checkPortFree, listen } from './http/listen.ts';
-import { createLogger, type Logger } from './http/logger.ts';
-import { DOCS_PATH } from './http/pages/docs-page.ts';
-import { createStaticContent } from './http/pages/static-content.ts';
+import { createLogger, type Logger } from './observability/logger.ts';
+import { DOCS_PATH } from './pages/docs-page.ts';
+import { createStaticContent } from './pages/static-content.ts';
 import { createRequestHandler } from './http/request-handler.ts';
-import { createScoreStreams, type ScoreStreams } from './http/sse/score-streams.ts';
+import { createScoreStreams, type ScoreStreams } from './streams/score-streams.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
-import { collectGarbage } from './lib/collect-garbage.ts';
-import { ServiceMetrics } from './metrics/service-metrics.ts';
+import { collectGarbage } from './runtime/collect-garbage.ts';
+import { ServiceMetrics } from './observability/service-metrics.ts';
 import { applyOutputChecks } from './procedures/output-checks.ts';
 import { appRouter } from './routers/app-router.ts';
 import { noEventDispatcher } from './services/events/event-dispatcher.ts';
@@ -66,8 +66,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // that need them wait for them.
   let listening = () => {};
   const afterListening = new Promise<void>((resolve) => (listening = resolve));
-  const graphqlEndpoint = afterListening.then(async () => (await import('./http/graphql-endpoint.ts')).createGraphQLEndpoint(log));
-  const openApiJson = afterListening.then(async () => JSON.stringify((await import('./http/api-document.ts')).buildApiDocument(appRouter, config.baseUrl)));
+  const graphqlEndpoint = afterListening.then(async () => (await import('./graphql-endpoint/graphql-endpoint.ts')).createGraphQLEndpoint(log));
+  const openApiJson = afterListening.then(async () => JSON.stringify((await import('./openapi/api-document.ts')).buildApiDocument(appRouter, config.baseUrl)));
   graphqlEndpoint.catch((error: unknown) => log.error({ err: error }, 'GraphQL could not be set up'));
   const graphql: GraphQLEndpoint = async (req, res, request) => (await graphqlEndpoint).endpoint(req, res, request);
   // Before the database: opening it takes seconds (the embedded one locks its directory too).

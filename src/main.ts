@@ -1,10 +1,10 @@
 import { startApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { StartupError } from './errors/startup-error.ts';
-import { createLogger } from './http/logger.ts';
-import { openLogOutput } from './http/log-output.ts';
-import { limitHeapGrowth } from './lib/heap-growth.ts';
-import { warmUpNextTick } from './lib/next-tick-warm-up.ts';
+import { createLogger } from './observability/logger.ts';
+import { openLogOutput } from './observability/log-output.ts';
+import { limitHeapGrowth } from './runtime/heap-growth.ts';
+import { warmUpNextTick } from './runtime/next-tick-warm-up.ts';
 
 /** The last log lines get this long to reach stdout at exit; a stalled or closed pipe must not hold the exit. */
 const LOG_CLOSE_MS = 2_000;

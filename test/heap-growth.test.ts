@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HEAP_GROWING_PERCENT, heapGrowthFlag } from '../src/lib/heap-growth.ts';
+import { HEAP_GROWING_PERCENT, heapGrowthFlag } from '../src/runtime/heap-growth.ts';
 
 describe('the heap growth limit set at start', () => {
   it('is set when Node was started without one', () => {

@@ -49,6 +49,24 @@ describe('the import rules of npm run lint', () => {
     expect(result.output).toContain('not-in-allowed: src/http/vary.ts → src/db/database.ts');
   });
 
+  it('fail on the shared HTTP plumbing reaching up into a transport', async () => {
+    const result = await cruiseCopy((src) => appendFileSync(join(src, 'http', 'vary.ts'), "\nimport '../rest/rest-routes.ts';\n"));
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain('not-in-allowed: src/http/vary.ts → src/rest/rest-routes.ts');
+  });
+
+  it('fail on one transport reaching into another', async () => {
+    const result = await cruiseCopy((src) => appendFileSync(join(src, 'rest', 'rest-routes.ts'), "\nimport '../trpc/trpc-response-headers.ts';\n"));
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain('not-in-allowed: src/rest/rest-routes.ts → src/trpc/trpc-response-headers.ts');
+  });
+
+  it('fail on anything but start-up importing the dispatch', async () => {
+    const result = await cruiseCopy((src) => appendFileSync(join(src, 'http', 'cors.ts'), "\nimport './request-handler.ts';\n"));
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain('dispatch-on-top: src/http/cors.ts → src/http/request-handler.ts');
+  });
+
   it('fail on the client loading the server at run time rather than as types', async () => {
     const result = await cruiseCopy((src) => appendFileSync(join(src, 'client', 'create-client.ts'), "\nimport '../routers/app-router.ts';\n"));
     expect(result.failed).toBe(true);

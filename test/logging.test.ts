@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLogger, requestLineWriter } from '../src/http/logger.ts';
+import { createLogger, requestLineWriter } from '../src/observability/logger.ts';
 import { graphql } from './support/graphql-client.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey, exchangeForToken } from './support/keys-client.ts';

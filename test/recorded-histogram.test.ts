@@ -1,10 +1,10 @@
 import { Histogram, Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
-import { RecordedHistogram } from '../src/metrics/recorded-histogram.ts';
+import { RecordedHistogram } from '../src/observability/recorded-histogram.ts';
 
 /**
  * The request histogram counts into prom-client's own records
- * (src/metrics/recorded-histogram.ts): its exposition must be exactly what
+ * (src/observability/recorded-histogram.ts): its exposition must be exactly what
  * prom-client's `observe` gives for the same observations — a prom-client
  * upgrade that changes how it keeps them fails here.
  */

@@ -83,6 +83,8 @@ describe('If-Match on PATCH and DELETE', () => {
     expectProblem(stale, server.baseUrl, 'precondition-failed', 412, `/api/tasks/${task.id}`);
     const read = await request<Task>(`${server.url}/api/tasks/${task.id}`);
     expect(read.body.title).toBe('changed');
+    // The service's tag for If-Match is the one GET sends.
+    expect(stale.headers.get('etag')).toBe(read.headers.get('etag'));
   });
 
   it('the version 2 tag is not the version 1 tag: 412', async () => {

@@ -5,7 +5,7 @@ import { useTestServer } from './support/test-server.ts';
 
 /**
  * One tRPC query by GET is answered without tRPC's Fetch adapter
- * (src/http/trpc-single-query.ts). It must answer exactly as tRPC's handler
+ * (src/trpc/trpc-single-query.ts). It must answer exactly as tRPC's handler
  * does. The same call with one more query parameter (`batch=0`, which tRPC
  * ignores) is left to tRPC's handler: every answer is compared with that
  * one — status, body byte for byte, headers — and the first must show it

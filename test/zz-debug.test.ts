@@ -1,6 +1,6 @@
 import { it } from 'vitest';
 import { startTestServer } from './support/test-server.ts';
-import { createLogger } from '../src/http/logger.ts';
+import { createLogger } from '../src/observability/logger.ts';
 import { bearer, createKey } from './support/keys-client.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
 import { subscribe } from './support/webhooks-client.ts';

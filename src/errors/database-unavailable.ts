@@ -41,11 +41,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 const DATABASE_UNAVAILABLE_DETAIL = 'The database cannot be reached right now; retry in a moment.';
 
+/** The Retry-After of the database out of reach: worth retrying in a second. */
+export const DATABASE_RETRY_AFTER_SECONDS = 1;
+
 /** The database out of reach: a 503 worth retrying in a second. */
 export function databaseUnavailable(cause: unknown, detail = DATABASE_UNAVAILABLE_DETAIL): AppError {
   return new AppError('unavailable', {
     detail,
-    headers: { 'Retry-After': '1' },
+    headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
     cause,
   });
 }

@@ -45,6 +45,14 @@ export const lastEventIdHeaderSchema = z.object({
     .meta({ description: 'Resume after this event id (a positive integer)' }),
 });
 
+/** docs/spec/SPEC.md, GET /api/tasks/{id}: the representation asked for; anything but 1 or 2 is refused, not read as absent. */
+export const apiVersionHeaderSchema = z.object({
+  'api-version': z
+    .enum(['1', '2'])
+    .default('1')
+    .meta({ description: 'Representation version: 1 (Task, the default) or 2 (TaskV2)' }),
+});
+
 /**
  * An optional header of a request, parsed by the schema that documents it; a
  * value the schema cannot read counts as no header at all.

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/http/logger.ts';
+import { createLogger, type Logger } from '../../src/observability/logger.ts';
 
 export interface LogEntry {
   level: number;

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LEADERBOARD_PATH, leaderboardFiles } from '../../src/http/pages/leaderboard-app.ts';
+import { LEADERBOARD_PATH, leaderboardFiles } from '../../src/pages/leaderboard-app.ts';
 
 export interface StaticSite {
   url: string;

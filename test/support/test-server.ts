@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import type { Logger } from '../../src/http/logger.ts';
+import type { Logger } from '../../src/observability/logger.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 

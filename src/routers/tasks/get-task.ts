@@ -3,15 +3,8 @@ import { AppError } from '../../errors/app-error.ts';
 import { getTask } from '../../services/tasks/get-task.ts';
 import { toTaskV1, toTaskV2 } from '../../services/tasks/task-representation.ts';
 import { publicProcedure } from '../../procedures/trpc.ts';
-import { ifNoneMatchHeaderSchema } from '../../schemas/headers.ts';
+import { apiVersionHeaderSchema, ifNoneMatchHeaderSchema } from '../../schemas/headers.ts';
 import { taskIdInputSchema, taskSchema, taskV2Schema } from '../../schemas/tasks.ts';
-
-const apiVersionHeaderSchema = z.object({
-  'api-version': z
-    .enum(['1', '2'])
-    .default('1')
-    .meta({ description: 'Representation version: 1 (Task, the default) or 2 (TaskV2)' }),
-});
 
 export const getTaskProcedure = publicProcedure
   .meta({

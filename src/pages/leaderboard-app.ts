@@ -20,7 +20,7 @@ export const LEADERBOARD_POLICY: PagePolicy = {
 };
 
 /** Where `npm run build` writes the page, found from src/ and dist/ alike. */
-const APP_FOLDER = fileURLToPath(new URL('../../../dist/public/app/', import.meta.url));
+const APP_FOLDER = fileURLToPath(new URL('../../dist/public/app/', import.meta.url));
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

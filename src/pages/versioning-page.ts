@@ -1,5 +1,5 @@
-import { VERSION_0_HEADERS } from '../../schemas/api-versions.ts';
-import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
+import { VERSION_0_HEADERS } from '../schemas/api-versions.ts';
+import { isoTimestampOf } from '../lib/iso-timestamp.ts';
 import { hashSource, type PagePolicy } from './page-headers.ts';
 
 export const VERSIONING_PATH = '/versioning';

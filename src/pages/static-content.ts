@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { compressBody, sendCompressed, type CompressedBody } from '../compressed-body.ts';
-import { setHeadersOn, type ResponseHeaders } from '../response-headers.ts';
+import { compressBody, sendCompressed, type CompressedBody } from '../http/compressed-body.ts';
+import { setHeadersOn, type ResponseHeaders } from '../http/response-headers.ts';
 import { DOCS_PAGE, DOCS_PATH, DOCS_POLICY, DOCS_START_PATH, DOCS_START_SCRIPT } from './docs-page.ts';
 import { GRAPHIQL_PAGE, GRAPHIQL_PATH, GRAPHIQL_POLICY, GRAPHIQL_START_PATH, GRAPHIQL_START_SCRIPT } from './graphiql-page.ts';
 import { LEADERBOARD_PATH, LEADERBOARD_POLICY, leaderboardFiles } from './leaderboard-app.ts';

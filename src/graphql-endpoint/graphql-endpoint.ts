@@ -17,9 +17,9 @@ import { rulesAfterValidation } from '../graphql/rules-after-validation.ts';
 import { schema } from '../graphql/schema.ts';
 import { hitRateLimit, rateLimitHeaders } from '../services/rate-limits/hit-rate-limit.ts';
 import { requesterOf, type Context } from '../procedures/context.ts';
-import type { Logger } from './logger.ts';
-import { parseJsonBody, readBodyText } from './read-json-body.ts';
-import { writeBody } from './write-body.ts';
+import type { Logger } from '../observability/logger.ts';
+import { parseJsonBody, readBodyText } from '../http/read-json-body.ts';
+import { writeBody } from '../http/write-body.ts';
 import { GRAPHQL_PATH } from './graphql-path.ts';
 
 export const GRAPHQL_CONTENT_TYPE = 'application/graphql-response+json; charset=utf-8';

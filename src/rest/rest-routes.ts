@@ -1,7 +1,7 @@
 import type { AnyTRPCRouter } from '@trpc/server';
 import { forEachOpenApiProcedure, getInputOutputParsers, getPathParameters, normalizePath } from 'trpc-to-openapi';
 import type { HttpMeta } from '../procedures/http-meta.ts';
-import { numericFieldsOf, unwrapOptional } from './query-input.ts';
+import { numericFieldsOf, unwrapOptional } from '../http/query-input.ts';
 
 export interface RestRoute {
   method: string;

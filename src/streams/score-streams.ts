@@ -1,18 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '../../errors/app-error.ts';
-import { validationProblem } from '../../errors/to-app-error.ts';
-import { SCORE_SUBMITTED } from '../../schemas/event-types.ts';
-import { lastEventIdHeaderSchema, readHeader } from '../../schemas/headers.ts';
-import { leaderboardQuerySchema } from '../../schemas/scores.ts';
-import type { StoredEvent } from '../../services/events/event-dispatcher.ts';
-import type { EventBatch, EventPoller } from '../../services/events/event-poller.ts';
-import { lastScoreEventInRange } from '../../services/events/last-matching-event.ts';
-import { streamStart } from '../../services/events/stream-start.ts';
-import { getLeaderboard, type Leaderboard } from '../../services/scores/get-leaderboard.ts';
-import type { GameId } from '../../schemas/games.ts';
-import type { ServiceContext } from '../../services/service-context.ts';
-import type { Logger } from '../logger.ts';
-import { numericFieldsOf, queryInput } from '../query-input.ts';
+import { AppError } from '../errors/app-error.ts';
+import { validationProblem } from '../errors/to-app-error.ts';
+import { SCORE_SUBMITTED } from '../schemas/event-types.ts';
+import { lastEventIdHeaderSchema, readHeader } from '../schemas/headers.ts';
+import { leaderboardQuerySchema } from '../schemas/scores.ts';
+import type { StoredEvent } from '../services/events/event-dispatcher.ts';
+import type { EventBatch, EventPoller } from '../services/events/event-poller.ts';
+import { lastScoreEventInRange } from '../services/events/last-matching-event.ts';
+import { streamStart } from '../services/events/stream-start.ts';
+import { getLeaderboard, type Leaderboard } from '../services/scores/get-leaderboard.ts';
+import type { GameId } from '../schemas/games.ts';
+import type { ServiceContext } from '../services/service-context.ts';
+import type { Logger } from '../observability/logger.ts';
+import { numericFieldsOf, queryInput } from '../http/query-input.ts';
 import { sseComment, sseMessage } from './sse-format.ts';
 
 /** docs/spec/SPEC.md: clients reconnect after 3 seconds. */

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compressBody, type CompressedBody } from '../compressed-body.ts';
+import { compressBody, type CompressedBody } from '../http/compressed-body.ts';
 
 const require = createRequire(import.meta.url);
 const swaggerUiFolder = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -13,7 +13,7 @@ const versionOf = (name: string) => (require(`${name}/package.json`) as { versio
  * forms: dist/public, found from src/ and dist/ alike (both sit at the same
  * depth below the package root).
  */
-export const PUBLIC_FOLDER = fileURLToPath(new URL('../../../dist/public/', import.meta.url));
+export const PUBLIC_FOLDER = fileURLToPath(new URL('../../dist/public/', import.meta.url));
 
 /** Brotli at its best takes over 30 s on GraphiQL's 9 MB bundle; 9 is within 10 % of its size in a tenth of the time. */
 const BUILD_BROTLI_QUALITY = 9;

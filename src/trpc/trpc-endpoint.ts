@@ -8,8 +8,8 @@ import { toAppError } from '../errors/to-app-error.ts';
 import { nestsDeeperThan, TOO_DEEP_DETAIL } from '../lib/json-nesting.ts';
 import type { Context } from '../procedures/context.ts';
 import { toTRPCError } from '../procedures/trpc-error.ts';
-import type { Logger } from './logger.ts';
-import { MAX_BODY_BYTES, readBodyText } from './read-json-body.ts';
+import type { Logger } from '../observability/logger.ts';
+import { MAX_BODY_BYTES, readBodyText } from '../http/read-json-body.ts';
 import { trpcResponseHeaders } from './trpc-response-headers.ts';
 import { serveSingleQuery, singleQueryOf } from './trpc-single-query.ts';
 import { writeTrpcEnvelope } from './write-trpc-envelope.ts';
@@ -58,16 +58,19 @@ export async function serveTrpc(options: {
     if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ reqId: requestId, err: toAppError(error).cause ?? error, procedure: path }, 'procedure failed');
   };
   let ctx: Context;
+  let refusal: TRPCError | undefined;
   try {
     ctx = await options.createContext();
+    refusal = await refusalOf(req, pathname, query);
   } catch (thrown) {
-    // A bad credential (401), or the database out of reach while a key is looked up (503): in tRPC's envelope.
+    // Before any procedure, the endpoint's one boundary: a bad credential (401), the database out
+    // of reach while a key is looked up (503), or anything unexpected (500), in tRPC's envelope.
+    // Once a procedure runs, tRPC's handler (or the single query, its mirror) answers its failures.
     const failure = toAppError(thrown);
     if (failure.slug === 'internal') log.error({ reqId: requestId, err: failure.cause ?? failure }, 'request failed before its procedure');
     writeTrpcError(res, router, toTRPCError(failure), failure.headers);
     return;
   }
-  const refusal = await refusalOf(req, pathname, query);
   if (refusal) {
     writeTrpcError(res, router, refusal, REFUSAL_HEADERS[refusal.code] ?? {});
     return;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathItemObject } from 'zod-openapi';
-import { leaderboardQuerySchema } from '../../schemas/scores.ts';
-import { lastEventIdHeaderSchema } from '../../schemas/headers.ts';
-import { problemSchema } from '../problem-schema.ts';
+import { leaderboardQuerySchema } from '../schemas/scores.ts';
+import { lastEventIdHeaderSchema } from '../schemas/headers.ts';
+import { problemSchema } from '../http/problem-schema.ts';
 
 export const SCORE_STREAM_PATH = '/api/scores/stream';
 

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { transformTRPCResponse } from '@trpc/server/unstable-core-do-not-import';
-import { writeBody } from './write-body.ts';
+import { writeBody } from '../http/write-body.ts';
 
 /** The end of a tRPC answer written without tRPC's handler: its envelope, as JSON, through the router's transformer. */
 export function writeTrpcEnvelope(res: ServerResponse, router: AnyTRPCRouter, status: number, envelope: object): void {

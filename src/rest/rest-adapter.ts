@@ -1,17 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors/app-error.ts';
-import { toAppError } from '../errors/to-app-error.ts';
 import { listMatches } from '../lib/entity-tag.ts';
 import { ifNoneMatchHeaderSchema, readHeader } from '../schemas/headers.ts';
 import { callProcedure } from '../procedures/call-procedure.ts';
 import type { Context } from '../procedures/context.ts';
 import { successResponseOf } from '../procedures/success-response.ts';
-import { queryInput } from './query-input.ts';
-import { parseJsonBody, readBodyText } from './read-json-body.ts';
+import { queryInput } from '../http/query-input.ts';
+import { parseJsonBody, readBodyText } from '../http/read-json-body.ts';
 import type { RestRoute, RouteMatch } from './rest-routes.ts';
-import type { ResponseHeaders } from './response-headers.ts';
-import { appendVaryTo } from './vary.ts';
-import { writeBody } from './write-body.ts';
+import type { ResponseHeaders } from '../http/response-headers.ts';
+import { appendVaryTo } from '../http/vary.ts';
+import { writeBody } from '../http/write-body.ts';
 
 /**
  * Serves one REST route by calling its tRPC procedure — the same procedure
@@ -40,15 +39,10 @@ export async function serveRestRoute(options: {
   }
 
   const { input, callContext } = inputOf(route, match.pathInput, req, search, ctx);
-  let data: unknown;
-  try {
-    // Input is read and judged only when the procedure asks: after the rate limit and
-    // the Idempotency-Key, as docs/spec/SPEC.md orders the checks (a bad body still counts and still
-    // needs its key).
-    data = await callProcedure(route.procedure, { path: route.procedurePath, type: route.type, ctx: callContext, getRawInput: input });
-  } catch (error) {
-    throw toAppError(error);
-  }
+  // Input is read and judged only when the procedure asks: after the rate limit and
+  // the Idempotency-Key, as docs/spec/SPEC.md orders the checks (a bad body still counts
+  // and still needs its key). A failure goes to the request handler, which normalises it once.
+  const data = await callProcedure(route.procedure, { path: route.procedurePath, type: route.type, ctx: callContext, getRawInput: input });
 
   Object.assign(headers, ctx.response.headers);
   const { idempotent } = ctx.response;

@@ -3,8 +3,10 @@ import { forEachOpenApiProcedure, generateOpenApiDocument, normalizePath, type O
 import type { AccessMeta } from '../procedures/meta.ts';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { HttpMeta } from '../procedures/http-meta.ts';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../errors/database-unavailable.ts';
 import { problemTypes } from '../errors/problem-types.ts';
-import { problemSchema } from './problem-schema.ts';
+import { problemSchema } from '../http/problem-schema.ts';
+import { MAX_BODY_BYTES } from '../http/read-json-body.ts';
 
 type JsonObject = Record<string, unknown>;
 type ResponseObject = { description: string; headers?: JsonObject; content?: JsonObject };
@@ -18,7 +20,7 @@ const errorDescriptions: Record<string, string> = {
   '403': 'The credential lacks the scope, or is a token where a key is needed, or is not the key being revoked, or is a token whose key is revoked, expired or gone',
   '404': 'Not found',
   '412': 'The resource has changed (If-Match did not match)',
-  '413': 'Request body larger than 64 KiB',
+  '413': `Request body larger than ${MAX_BODY_BYTES / 1024} KiB`,
   '422': "The request isn't valid (`errors` lists each field), or its Idempotency-Key was used with a different request",
   '429': 'Rate limit exceeded; retry after Retry-After seconds',
   '500': 'Unexpected failure',
@@ -133,12 +135,13 @@ function correctResponses(
     }
     if (code === '503') {
       // POST /api/token's other 503, no signing secret configured, is not worth a retry and carries no Retry-After.
-      Object.assign(headers, { 'Retry-After': header('1 when the database is out of reach: retry in a second', { type: 'integer', const: 1 }, !declaredErrors.includes('503')) });
+      const seconds = DATABASE_RETRY_AFTER_SECONDS;
+      Object.assign(headers, { 'Retry-After': header(`${seconds} when the database is out of reach: retry in a second`, { type: 'integer', const: seconds }, !declaredErrors.includes('503')) });
     }
     const signingSecret = code === '503' && declaredErrors.includes('503');
     corrected[code] = {
       description: signingSecret
-        ? 'Service unavailable: no signing secret is configured, or the database cannot be reached (then with Retry-After: 1)'
+        ? `Service unavailable: no signing secret is configured, or the database cannot be reached (then with Retry-After: ${DATABASE_RETRY_AFTER_SECONDS})`
         : (errorDescriptions[code] ?? responses[code]?.description ?? 'Error'),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
       content: PROBLEM_CONTENT,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { contentSecurityPolicy, referrerPolicy, xFrameOptions } from 'helmet';
-import type { ResponseHeaders } from '../response-headers.ts';
+import type { ResponseHeaders } from '../http/response-headers.ts';
 
 /**
  * What one page loads, as CSP directives (`script-src`, `img-src`…) and
