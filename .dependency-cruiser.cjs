@@ -1,5 +1,5 @@
 /**
- * The import rules of src/ (README "Architecture"): every folder names the
+ * The import rules of src/ (docs/architecture.md): every folder names the
  * folders it may import, downward only, and no module may reach itself
  * again. Any import not allowed here fails `npm run lint`.
  *
