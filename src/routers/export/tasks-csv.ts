@@ -1,5 +1,4 @@
 import type { TaskRow } from '../../services/tasks/task-representation.ts';
-import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 /**
  * SPEC "CSV rules": a header line, then one line per task; lines separated by
@@ -8,7 +7,7 @@ import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 export function tasksToCsv(rows: readonly TaskRow[]): string {
   const lines = ['id,title,done,created_at'];
   for (const row of rows) {
-    lines.push(`${row.id},"${row.title.replaceAll('"', '""')}",${row.done},${isoTimestampOf(row.createdAt)}`);
+    lines.push(`${row.id},"${row.title.replaceAll('"', '""')}",${row.done},${row.createdAt.toISOString()}`);
   }
   return lines.join('\n');
 }

@@ -1,7 +1,6 @@
 import type { TaskRow } from '../../db/schema/index.ts';
 import { entityTagOf } from '../../lib/entity-tag.ts';
 import { taskSchema } from '../../schemas/tasks.ts';
-import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 export type { TaskRow };
 
@@ -28,8 +27,8 @@ export function toTaskV1(row: TaskRow): TaskV1 {
     id: row.id,
     title: row.title,
     done: row.done,
-    createdAt: isoTimestampOf(row.createdAt),
-    updatedAt: isoTimestampOf(row.updatedAt),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
   };
 }
 
@@ -38,8 +37,8 @@ export function toTaskV2(row: TaskRow): TaskV2 {
     id: row.id,
     title: row.title,
     status: row.done ? 'done' : 'open',
-    createdAt: isoTimestampOf(row.createdAt),
-    updatedAt: isoTimestampOf(row.updatedAt),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
     links: { self: `/api/v2/tasks/${row.id}` },
   };
 }
