@@ -4,10 +4,12 @@ import { StartupError } from './errors/startup-error.ts';
 import { createLogger } from './http/logger.ts';
 import { openLogOutput } from './http/log-output.ts';
 import { limitHeapGrowth } from './lib/heap-growth.ts';
+import { warmUpNextTick } from './lib/next-tick-warm-up.ts';
 
 /** The last log lines get this long to reach stdout at exit; a stalled or closed pipe must not hold the exit. */
 const LOG_CLOSE_MS = 2_000;
 
+warmUpNextTick();
 limitHeapGrowth();
 
 const output = await openLogOutput();

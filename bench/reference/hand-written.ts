@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import postgres from 'postgres';
+import { warmUpNextTick } from '../../src/lib/next-tick-warm-up.ts';
 
 /**
  * The hand-written reference: node:http + postgres.js doing the same SQL work
@@ -164,6 +165,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 
   return send(res, 404, '{"error":"no route"}');
 }
+
+// The service's start-up warm-up (src/lib/next-tick-warm-up.ts), here too: without it either server lands,
+// process by process, on V8's slow path for Node's tick objects, and the ratios measure that luck.
+warmUpNextTick();
 
 const server = createServer((req, res) => {
   handle(req, res).catch((error: unknown) => {
