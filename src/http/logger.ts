@@ -1,5 +1,6 @@
 import type { DestinationStream } from 'pino';
 import { pino, type Logger } from 'pino';
+import { isoTimestampOf } from '../lib/iso-timestamp.ts';
 
 export type { Logger };
 
@@ -79,7 +80,7 @@ export function requestLineWriter(log: Logger): RequestLineWriter {
   const level = log.levels.values.info;
   return (requestId, method, path, status, durationMs) => {
     destination.write(
-      `{"level":${level},"time":"${new Date().toISOString()}"${BINDINGS},"reqId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"durationMs":${Math.round(durationMs * 100) / 100},"msg":"request"}\n`,
+      `{"level":${level},"time":"${isoTimestampOf(new Date())}"${BINDINGS},"reqId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"durationMs":${Math.round(durationMs * 100) / 100},"msg":"request"}\n`,
     );
   };
 }

@@ -1,11 +1,12 @@
 import { VERSION_0_HEADERS } from '../../schemas/api-versions.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 import { hashSource, type PagePolicy } from './page-headers.ts';
 
 export const VERSIONING_PATH = '/versioning';
 
 const deprecatedOn = new Date(Number(VERSION_0_HEADERS.Deprecation.slice(1)) * 1000);
 const sunsetOn = new Date(VERSION_0_HEADERS.Sunset);
-const day = (date: Date) => date.toISOString().slice(0, 10);
+const day = (date: Date) => isoTimestampOf(date).slice(0, 10);
 
 /** The page's only styles, inline: allowed by their hash, so the page needs no second request. */
 const STYLE = `

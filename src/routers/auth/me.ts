@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { requireCaller } from '../../procedures/context.ts';
 import { publicProcedure } from '../../procedures/trpc.ts';
 import { identitySchema } from '../../schemas/auth.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 export const meProcedure = publicProcedure
   .meta({
@@ -17,6 +18,6 @@ export const meProcedure = publicProcedure
       keyId: caller.keyId,
       name: caller.name,
       scopes: caller.scopes,
-      expiresAt: caller.expiresAt.toISOString(),
+      expiresAt: isoTimestampOf(caller.expiresAt),
     };
   });

@@ -1,4 +1,5 @@
 import type { TaskRow } from '../../services/tasks/task-representation.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 /**
  * SPEC "CSV rules": a header line, then one line per task; lines separated by
@@ -7,7 +8,7 @@ import type { TaskRow } from '../../services/tasks/task-representation.ts';
 export function tasksToCsv(rows: readonly TaskRow[]): string {
   const lines = ['id,title,done,created_at'];
   for (const row of rows) {
-    lines.push(`${row.id},"${row.title.replaceAll('"', '""')}",${row.done},${row.createdAt.toISOString()}`);
+    lines.push(`${row.id},"${row.title.replaceAll('"', '""')}",${row.done},${isoTimestampOf(row.createdAt)}`);
   }
   return lines.join('\n');
 }

@@ -1,6 +1,7 @@
 import { createApiKey } from '../../services/keys/create-api-key.ts';
 import { publicProcedure } from '../../procedures/trpc.ts';
 import { createdKeySchema, newKeySchema } from '../../schemas/keys.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 export const createKeyProcedure = publicProcedure
   .meta({
@@ -19,5 +20,5 @@ export const createKeyProcedure = publicProcedure
   .output(createdKeySchema)
   .mutation(async ({ ctx, input }) => {
     const key = await createApiKey({ ctx: ctx.service, input });
-    return { ...key, expiresAt: key.expiresAt.toISOString() };
+    return { ...key, expiresAt: isoTimestampOf(key.expiresAt) };
   });

@@ -5,6 +5,7 @@ import { compiledStatement } from '../../db/compiled-statement.ts';
 import { nowInMilliseconds, onCommit, type TransactionContext } from '../service-context.ts';
 import { deliveriesOfEvent } from '../webhooks/deliveries.ts';
 import type { StoredEvent } from './event-dispatcher.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 /** Events older than this are pruned (the log feeds live streams, not history). */
 const EVENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -48,11 +49,11 @@ const PRUNE_EVENTS = compiledStatement<{ id: number }>(
  */
 export function recordEvent({ ctx: tx, input }: { ctx: TransactionContext; input: { type: string; data: Record<string, unknown> } }): void {
   const now = nowInMilliseconds(tx);
-  const payload = JSON.stringify({ type: input.type, timestamp: now.toISOString(), data: input.data });
+  const payload = JSON.stringify({ type: input.type, timestamp: isoTimestampOf(now), data: input.data });
   // Sent together, as retainFirst's lock and trim: the insert draws its id only after the lock is granted.
   const inserted = Promise.all([
     lockForTransaction(tx, ADVISORY_LOCKS.events),
-    INSERT_EVENT.run(tx.db, { type: input.type, data: JSON.stringify(input.data), createdAt: now.toISOString(), payload }),
+    INSERT_EVENT.run(tx.db, { type: input.type, data: JSON.stringify(input.data), createdAt: isoTimestampOf(now), payload }),
   ]);
   tx.beforeCommit(
     inserted.then(([, [row]]) => {
@@ -62,7 +63,7 @@ export function recordEvent({ ctx: tx, input }: { ctx: TransactionContext; input
   );
   if (tx.housekeeping.due('events', now.getTime())) {
     tx.beforeCommit(
-      PRUNE_EVENTS.run(tx.db, { before: new Date(now.getTime() - EVENT_RETENTION_MS).toISOString() }).then((pruned) =>
+      PRUNE_EVENTS.run(tx.db, { before: isoTimestampOf(new Date(now.getTime() - EVENT_RETENTION_MS)) }).then((pruned) =>
         tx.housekeeping.swept('events', pruned.length, PRUNE_BATCH),
       ),
     );

@@ -5,6 +5,7 @@ import { idempotencyRecords } from '../../db/schema/index.ts';
 import { compiledStatement } from '../../db/compiled-statement.ts';
 import { AppError } from '../../errors/app-error.ts';
 import type { ServiceContext, TransactionContext } from '../service-context.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 /**
  * SPEC: a completed record is kept 24 hours. An unfinished first attempt frees
@@ -75,8 +76,8 @@ export async function claimIdempotencyKey({
     const now = ctx.clock.now();
     const claim = randomUUID();
     const stale = {
-      inProgress: new Date(now.getTime() - ctx.settings.idempotency.inProgressMs).toISOString(),
-      completed: new Date(now.getTime() - COMPLETED_TTL_MS).toISOString(),
+      inProgress: isoTimestampOf(new Date(now.getTime() - ctx.settings.idempotency.inProgressMs)),
+      completed: isoTimestampOf(new Date(now.getTime() - COMPLETED_TTL_MS)),
     };
     // One round trip: the claim, and — when it is refused — the record that refused it. Both parts
     // of the statement read the same snapshot, so `existing` is the record as it stood before.
@@ -85,7 +86,7 @@ export async function claimIdempotencyKey({
       key: input.key,
       claim,
       fingerprint: input.fingerprint,
-      startedAt: now.toISOString(),
+      startedAt: isoTimestampOf(now),
       staleInProgress: stale.inProgress,
       staleCompleted: stale.completed,
     });
@@ -156,7 +157,7 @@ export function completeIdempotencyKey({
   input: { client: string; key: string; claim: string; response: StoredResponse };
 }): void {
   const completing = COMPLETE_RECORD.run(tx.db, {
-    completedAt: tx.clock.now().toISOString(),
+    completedAt: isoTimestampOf(tx.clock.now()),
     status: input.response.status,
     headers: JSON.stringify(input.response.headers),
     body: input.response.body,

@@ -5,6 +5,7 @@ import { rateLimitWindows } from '../../db/schema/index.ts';
 import { AppError } from '../../errors/app-error.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { limitPolicy, type LimitName, type LimitPolicy, type Requester } from './limit-policies.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 export interface RateLimitOutcome extends LimitPolicy {
   remaining: number;
@@ -39,7 +40,7 @@ export async function hitRateLimit({
   const [counted] =
     cost <= policy.limit ? await COUNT_HITS.run(ctx.db, { ...window, windowEnd, cost, limit: policy.limit }) : [];
   // A placeholder in a condition reaches the driver unmapped, and postgres.js wants the timestamp as text.
-  const hits = counted?.hits ?? (await CURRENT_HITS.run(ctx.db, { ...window, windowStart: windowStart.toISOString() }))[0]?.hits ?? 0;
+  const hits = counted?.hits ?? (await CURRENT_HITS.run(ctx.db, { ...window, windowStart: isoTimestampOf(windowStart) }))[0]?.hits ?? 0;
   // Now and then, a client's first request in a window clears a batch of ended windows.
   if (hits === cost && counted && ctx.housekeeping.due('rate-limit-windows', now)) await sweepEndedWindows(ctx, new Date(now));
   const outcome: RateLimitOutcome = {
@@ -105,7 +106,7 @@ async function sweepEndedWindows(ctx: ServiceContext, now: Date): Promise<void> 
     where (${rateLimitWindows.name}, ${rateLimitWindows.client}, ${rateLimitWindows.windowStart}) in (
       select ${rateLimitWindows.name}, ${rateLimitWindows.client}, ${rateLimitWindows.windowStart}
       from ${rateLimitWindows}
-      where ${rateLimitWindows.windowEnd} <= ${now.toISOString()}::timestamptz
+      where ${rateLimitWindows.windowEnd} <= ${isoTimestampOf(now)}::timestamptz
       limit ${SWEEP_BATCH}
       for update skip locked
     )

@@ -3,6 +3,7 @@ import { scores } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { GAMES, type GameId } from '../../schemas/games.ts';
 import { boardOrder } from './score-order.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 export interface Leaderboard {
   game: GameId;
@@ -31,7 +32,7 @@ export async function getLeaderboard({ ctx, input }: { ctx: ServiceContext; inpu
       id: row.id,
       initials: row.initials,
       value: row.value,
-      createdAt: row.createdAt.toISOString(),
+      createdAt: isoTimestampOf(row.createdAt),
     })),
   };
 }

@@ -7,6 +7,7 @@ import { ADVISORY_LOCKS, retainFirstBeforeCommit, retentionRule, type RetentionR
 import { nowInMilliseconds, withTransaction, type ServiceContext } from '../service-context.ts';
 import { GAME_IDS, type GameId } from '../../schemas/games.ts';
 import { boardOrder, insertRanked } from './score-order.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 /** SPEC "Retention": only the best 100 scores per game are kept. */
 const SCORES_RETAINED = 100;
@@ -42,7 +43,7 @@ export async function submitScore({
   const createdAt = nowInMilliseconds(ctx);
   return withTransaction(ctx, async (tx) => {
     const id = randomUUID();
-    const values = { id, game: input.game, initials: input.initials, value: input.value, createdAt: createdAt.toISOString() };
+    const values = { id, game: input.game, initials: input.initials, value: input.value, createdAt: isoTimestampOf(createdAt) };
     const score: Score = { id, ...input, rank: await insertRanked(tx, values), createdAt: values.createdAt };
     retainFirstBeforeCommit(tx, BOARD_RETENTION[input.game]);
     recordEvent({ ctx: tx, input: { type: SCORE_SUBMITTED, data: { ...score } } });

@@ -3,6 +3,7 @@ import { compiledQuery } from '../../db/compiled-statement.ts';
 import { tasks, type TaskRow } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { decodeTaskCursor, encodeTaskCursor } from './task-cursor.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 export interface ListTasksInput {
   done?: boolean | undefined;
@@ -31,7 +32,7 @@ export async function listTasks({ ctx, input }: { ctx: ServiceContext; input: Li
   if (input.done !== undefined) conditions.push(eq(tasks.done, input.done));
   if (input.cursor !== undefined) {
     const after = decodeTaskCursor(input.cursor);
-    conditions.push(sql`(${tasks.createdAt}, ${tasks.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)`);
+    conditions.push(sql`(${tasks.createdAt}, ${tasks.id}) < (${isoTimestampOf(after.createdAt)}::timestamptz, ${after.id}::uuid)`);
   }
   const offsetMode = input.offset !== undefined;
   const fetched = conditions.length === 0 && !offsetMode

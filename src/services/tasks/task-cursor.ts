@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../errors/app-error.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 export interface TaskPosition {
   createdAt: Date;
@@ -18,7 +19,7 @@ const cursorPayload = z.object({
 
 /** An opaque cursor: base64url JSON of the last row's createdAt and id (SPEC listing rule 3). */
 export function encodeTaskCursor(position: TaskPosition): string {
-  const json = JSON.stringify({ createdAt: position.createdAt.toISOString(), id: position.id });
+  const json = JSON.stringify({ createdAt: isoTimestampOf(position.createdAt), id: position.id });
   return Buffer.from(json, 'utf8').toString('base64url');
 }
 

@@ -1,6 +1,7 @@
 import type { TaskRow } from '../../db/schema/index.ts';
 import { entityTagOf } from '../../lib/entity-tag.ts';
 import { taskSchema } from '../../schemas/tasks.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 export type { TaskRow };
 
@@ -27,8 +28,8 @@ export function toTaskV1(row: TaskRow): TaskV1 {
     id: row.id,
     title: row.title,
     done: row.done,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    createdAt: isoTimestampOf(row.createdAt),
+    updatedAt: isoTimestampOf(row.updatedAt),
   };
 }
 
@@ -37,8 +38,8 @@ export function toTaskV2(row: TaskRow): TaskV2 {
     id: row.id,
     title: row.title,
     status: row.done ? 'done' : 'open',
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    createdAt: isoTimestampOf(row.createdAt),
+    updatedAt: isoTimestampOf(row.updatedAt),
     links: { self: `/api/v2/tasks/${row.id}` },
   };
 }

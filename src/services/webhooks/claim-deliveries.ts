@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/rows.ts';
 import { webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { keyAlive } from './subscription-lifetime.ts';
 
@@ -37,8 +38,8 @@ export async function claimDeliveries(
 ): Promise<{ claimed: ClaimedDelivery[]; ended: number }> {
   const { settings, db } = ctx;
   const { at, slots, busy } = input;
-  const now = at.toISOString();
-  const leaseEnd = new Date(at.getTime() + 2 * settings.webhooks.timeoutMs + 5_000).toISOString();
+  const now = isoTimestampOf(at);
+  const leaseEnd = isoTimestampOf(new Date(at.getTime() + 2 * settings.webhooks.timeoutMs + 5_000));
   const full = [...busy].filter(([, sending]) => sending >= SENDS_PER_HOST).map(([host]) => host);
   const halfFull = [...busy].filter(([, sending]) => sending < SENDS_PER_HOST).map(([host]) => host);
   const alive = keyAlive(sql`s.owner_key_id`, sql`${now}::timestamptz`);

@@ -5,6 +5,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { keyAlive } from './subscription-lifetime.ts';
 import { DELIVERIES_KEPT, NEWEST_FIRST } from './delivery-order.ts';
 import { getSubscription } from './subscriptions.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 export interface Delivery {
   id: string;
@@ -48,7 +49,7 @@ export async function listDeliveries({ ctx, input }: { ctx: ServiceContext; inpu
     status: row.status,
     attempts: row.attempts,
     lastResponseStatus: row.lastResponseStatus,
-    nextAttemptAt: row.status === 'pending' && row.nextAttemptAt ? row.nextAttemptAt.toISOString() : null,
-    createdAt: row.createdAt.toISOString(),
+    nextAttemptAt: row.status === 'pending' && row.nextAttemptAt ? isoTimestampOf(row.nextAttemptAt) : null,
+    createdAt: isoTimestampOf(row.createdAt),
   }));
 }

@@ -9,6 +9,7 @@ import { resolveHost } from './address-guard.ts';
 import { keyAlive } from './subscription-lifetime.ts';
 import { VERIFICATION_TYPE, verificationPayload } from './verification.ts';
 import { generateWebhookSecret } from './webhook-signature.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 /** DECISIONS "Webhook subscriptions": one score must not fan out to any number of signed POSTs. */
 const SUBSCRIPTIONS_PER_KEY = 10;
@@ -30,13 +31,13 @@ function toSubscription(row: WebhookSubscriptionRow & { keyAlive: boolean }): Su
     events: row.events as EventType[],
     description: row.description,
     status: row.keyAlive ? row.status : 'disabled',
-    createdAt: row.createdAt.toISOString(),
+    createdAt: isoTimestampOf(row.createdAt),
   };
 }
 
 /** Every column, and whether the owner key is still alive. */
 function withKeyAlive(ctx: ServiceContext) {
-  return { ...getTableColumns(webhookSubscriptions), keyAlive: keyAlive(webhookSubscriptions.ownerKeyId, sql`${nowInMilliseconds(ctx).toISOString()}::timestamptz`) };
+  return { ...getTableColumns(webhookSubscriptions), keyAlive: keyAlive(webhookSubscriptions.ownerKeyId, sql`${isoTimestampOf(nowInMilliseconds(ctx))}::timestamptz`) };
 }
 
 /**

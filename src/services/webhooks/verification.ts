@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 
 /** The type of a subscription's verification request (DECISIONS "Webhook endpoint verification"). */
 export const VERIFICATION_TYPE = 'webhook.verification';
@@ -12,7 +13,7 @@ export const VERIFICATION_RETRIES = 3;
  * attempt sends the same challenge and the answer is checked against it.
  */
 export function verificationPayload(now: Date): string {
-  return JSON.stringify({ type: VERIFICATION_TYPE, timestamp: now.toISOString(), data: { challenge: randomBytes(32).toString('base64url') } });
+  return JSON.stringify({ type: VERIFICATION_TYPE, timestamp: isoTimestampOf(now), data: { challenge: randomBytes(32).toString('base64url') } });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/rows.ts';
 import { apiKeys, webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.ts';
+import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { DELIVERIES_KEPT, NEWEST_FIRST } from './delivery-order.ts';
 import { TOKEN_LIFETIME_SECONDS } from '../auth/tokens.ts';
@@ -26,7 +27,7 @@ export async function sweepWebhookStorage(ctx: ServiceContext, now: Date): Promi
         select s.id from ${webhookSubscriptions} s
         where not exists (
             select 1 from ${apiKeys} k
-            where k.id = s.owner_key_id and coalesce(k.revoked_at, k.expires_at) > ${new Date(now.getTime() - TOKEN_LIFETIME_SECONDS * 1000).toISOString()}::timestamptz
+            where k.id = s.owner_key_id and coalesce(k.revoked_at, k.expires_at) > ${isoTimestampOf(new Date(now.getTime() - TOKEN_LIFETIME_SECONDS * 1000))}::timestamptz
           )
           and not exists (select 1 from ${webhookDeliveries} d where d.subscription_id = s.id and d.status = 'pending')
         for update of s skip locked
@@ -41,7 +42,7 @@ export async function sweepWebhookStorage(ctx: ServiceContext, now: Date): Promi
         select id from ${webhookDeliveries}
         where id in (
             select id from ranked
-            where (place > ${DELIVERIES_KEPT} or created_at < ${new Date(now.getTime() - DELIVERY_RETENTION_MS).toISOString()}::timestamptz)
+            where (place > ${DELIVERIES_KEPT} or created_at < ${isoTimestampOf(new Date(now.getTime() - DELIVERY_RETENTION_MS))}::timestamptz)
               and subscription_id not in (select id from doomed_subscriptions)
           )
         for update skip locked
