@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { callProcedure } from '../src/procedures/call-procedure.ts';
 
 /**
- * The seam of docs/adr/0004: REST and GraphQL call a procedure through
- * callProcedure instead of tRPC's own caller. It must behave as tRPC's caller
+ * The seam of docs/adr/0009-speed-measures.md (the direct call): REST, the
+ * short tRPC query and GraphQL call a procedure through callProcedure instead
+ * of tRPC's own caller. It must behave as tRPC's caller
  * does — same middlewares in the same order, same ctx and input handed on,
  * same validation, same failures — or the transports would disagree.
  */
@@ -74,5 +75,17 @@ describe('callProcedure, the direct call REST and GraphQL use', () => {
     const { trpc, ours } = await both('badOutput', 'query', undefined);
     expect((ours as { error: TRPCError }).error.code).toBe('INTERNAL_SERVER_ERROR');
     expect((trpc as { error: TRPCError }).error.code).toBe('INTERNAL_SERVER_ERROR');
+  });
+
+  it("finds tRPC's procedure definition where it reads it: the middlewares in order, the resolver last, the meta", () => {
+    const changed = "tRPC changed the procedure definition callProcedure runs (_def.middlewares, _def.meta): see docs/adr/0009-speed-measures.md";
+    const definition = (router._def.procedures.greet as unknown as { _def: { middlewares?: unknown; meta?: unknown } })._def;
+    expect(Array.isArray(definition.middlewares), changed).toBe(true);
+    const middlewares = definition.middlewares as unknown[];
+    // withUser, the inner step, input, output, resolver.
+    expect(middlewares.length, changed).toBe(5);
+    expect(middlewares.every((middleware) => typeof middleware === 'function'), changed).toBe(true);
+    const withMeta = t.procedure.meta({ tag: 'x' } as never).query(() => 1);
+    expect((withMeta as unknown as { _def: { meta?: unknown } })._def.meta, changed).toEqual({ tag: 'x' });
   });
 });

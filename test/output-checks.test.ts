@@ -5,7 +5,7 @@ import { applyOutputChecks } from '../src/procedures/output-checks.ts';
 import { appRouter } from '../src/routers/app-router.ts';
 
 /**
- * OUTPUT_CHECKS (docs/adr/0005-output-checks-and-the-short-trpc-query.md): production sends results
+ * OUTPUT_CHECKS (docs/adr/0005-output-checks-and-the-short-trpc-query.md, docs/adr/0009-speed-measures.md): production sends results
  * unchecked, the suites run with the checks on, and a check fails on any
  * result its schema would reject or change — so what the suites pass is what
  * production sends.
@@ -60,5 +60,14 @@ describe('output checks', () => {
     for (const [path, procedure] of declaring) expect(procedure._def.middlewares.filter((middleware) => middleware._type === 'output'), path).toEqual([]);
     applyOutputChecks(appRouter, 'on');
     for (const [path, procedure] of declaring) expect(procedure._def.middlewares.at(-2)?._type, path).toBe('output');
+  });
+
+  it("finds tRPC's own output validator where it replaces it: one middleware of _type 'output', just before the resolver", () => {
+    const changed = "tRPC changed where a procedure keeps its output validator: see docs/adr/0009-speed-measures.md";
+    const fresh = t.procedure.output(row).query(() => ({ id: 'a', done: false }));
+    const definition = (fresh as unknown as { _def: { output?: unknown; middlewares?: Array<{ _type?: string }> } })._def;
+    expect(definition.output, changed).toBe(row);
+    expect(definition.middlewares?.filter((middleware) => middleware._type === 'output'), changed).toHaveLength(1);
+    expect(definition.middlewares?.at(-2)?._type, changed).toBe('output');
   });
 });

@@ -1,35 +1,24 @@
-import { Column, DrizzleQueryError, is, Param, Placeholder, SQL, type Query, type SQLWrapper } from 'drizzle-orm';
+import { Column, is, SQL, type Query, type SQLWrapper } from 'drizzle-orm';
 import { PgDialect, PgTimestamp } from 'drizzle-orm/pg-core';
 import type { Executor } from './database.ts';
 import { rowsOf } from './rows.ts';
 import { dateOfUtcTimestampText } from './timestamp-text.ts';
-import { isoTimestampOf } from '../lib/iso-timestamp.ts';
 
 /** Turns a query into its text; the same for PostgreSQL and PGlite (both speak pg-core). */
 const dialect = new PgDialect();
 
 type RowMapper = (rows: unknown[][]) => unknown[];
 type PreparedStatement = { execute(values: Record<string, unknown>): Promise<unknown> };
-type Values = Record<string, unknown>;
 
+/** Drizzle's session (`db._.session`) prepares a query given its text and, optionally, a row mapper. */
 interface PreparingSession {
-  /** postgres.js (db/client.ts wraps it) or PGlite. */
-  client: unknown;
   prepareQuery(query: Query, fields: undefined, name: undefined, isResponseInArrayMode: boolean, mapRows?: RowMapper): PreparedStatement;
-}
-
-/** What a postgres.js client (or transaction) answers a statement with. */
-interface PostgresJsClient {
-  unsafe(text: string, parameters: unknown[], options: { prepare: boolean }): PromiseLike<unknown[]> & { values(): PromiseLike<unknown[][]> };
 }
 
 interface BuiltStatement {
   query: Query;
   mapRows: RowMapper | undefined;
-  parametersOf: (values: Values) => unknown[];
 }
-
-const PREPARED = { prepare: true };
 
 /** A query builder's query: its text, and the type of its rows. */
 interface TypedQuery extends SQLWrapper {
@@ -55,9 +44,10 @@ export interface CompiledStatement<Row> {
  * score submission about a sixth of its CPU, eight statements a request; and
  * a statement inside a transaction cannot use Drizzle's `.prepare()`, which
  * binds a query to the database it was built on. The run goes through the
- * executor's own Drizzle session, so a transaction's statement runs on its
- * connection, and each value passes its column's encoder as the builder's
- * would. Rows come back as the SQL names their columns.
+ * executor's own Drizzle session (`executor._.session`, in Drizzle's public
+ * types), so a transaction's statement runs on its connection, and Drizzle
+ * fills the placeholders, each value through its column's encoder as the
+ * builder's would. Rows come back as the SQL names their columns.
  */
 export function compiledStatement<Row = Record<string, unknown>>(build: () => SQLWrapper): CompiledStatement<Row> {
   return compiled<Row>(() => builtStatement(dialect.sqlToQuery(build().getSQL()), undefined));
@@ -89,24 +79,14 @@ export function compiledQuery<Query extends TypedQuery>(
   };
 }
 
-/**
- * On postgres.js the statement goes to the session's client at once; Drizzle's
- * prepared query would add its tracing, cache and error layers (three more
- * promises), and look up each parameter's kind again, on every run: a few
- * microseconds a statement, ten statements a score. Failures are wrapped as
- * Drizzle wraps them. PGlite runs through Drizzle's own prepared query, which
- * holds the parsers PGlite needs.
- */
+/** Drizzle's prepared form of the statement, one per session: the database's lives as long as the service. */
 function compiled<Row>(build: () => BuiltStatement): CompiledStatement<Row> {
   let built: BuiltStatement | undefined;
-  // Drizzle's prepared form of the statement, one per session: the database's lives as long as the service.
   const bySession = new WeakMap<object, PreparedStatement>();
   return {
     async run(executor, values = {}) {
       built ??= build();
-      const session = (executor as unknown as { session: PreparingSession }).session;
-      const client = session.client as Partial<PostgresJsClient>;
-      if (typeof client.unsafe === 'function') return (await onPostgresJs(client as PostgresJsClient, built, values)) as Row[];
+      const session = executor._.session as unknown as PreparingSession;
       let statement = bySession.get(session);
       if (!statement) bySession.set(session, (statement = session.prepareQuery(built.query, undefined, undefined, false, built.mapRows)));
       return rowsOf<Row>(await statement.execute(values));
@@ -114,46 +94,8 @@ function compiled<Row>(build: () => BuiltStatement): CompiledStatement<Row> {
   };
 }
 
-async function onPostgresJs(client: PostgresJsClient, { query, mapRows, parametersOf }: BuiltStatement, values: Values): Promise<unknown[]> {
-  const parameters = parametersOf(values);
-  try {
-    return mapRows ? mapRows(await client.unsafe(query.sql, parameters, PREPARED).values()) : await client.unsafe(query.sql, parameters, PREPARED);
-  } catch (error) {
-    throw new DrizzleQueryError(query.sql, parameters, error as Error);
-  }
-}
-
 function builtStatement(query: Query, mapRows: RowMapper | undefined): BuiltStatement {
-  return { query, mapRows, parametersOf: parameterFiller(query.params) };
-}
-
-/**
- * Drizzle's `fillPlaceholders`, decided once per parameter: a placeholder
- * takes its value, a placeholder in a column's place passes the column's
- * encoder, anything else is a constant of the statement.
- */
-function parameterFiller(parameters: unknown[]): (values: Values) => unknown[] {
-  const fillers = parameters.map((parameter): ((values: Values) => unknown) => {
-    if (is(parameter, Placeholder)) return (values) => valueOf(values, parameter.name);
-    if (is(parameter, Param) && is(parameter.value, Placeholder)) {
-      const { value: placeholder } = parameter;
-      const encode = encodingFunctionOf(parameter.encoder);
-      return (values) => encode(valueOf(values, placeholder.name));
-    }
-    return () => parameter;
-  });
-  return (values) => fillers.map((fill) => fill(values));
-}
-
-/** A column's encoding as a plain function; a timestamp's Date written as toISOString does, without V8's formatter. */
-function encodingFunctionOf(encoder: Param['encoder']): (value: unknown) => unknown {
-  if (is(encoder, PgTimestamp)) return (value) => isoTimestampOf(value as Date);
-  return (value) => encoder.mapToDriverValue(value);
-}
-
-function valueOf(values: Values, name: string): unknown {
-  if (!(name in values)) throw new Error(`No value for placeholder "${name}" was provided`);
-  return values[name];
+  return { query, mapRows };
 }
 
 /**

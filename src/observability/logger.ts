@@ -10,6 +10,14 @@ const PARAMETER_FIELDS = ['params', 'parameters', 'args', 'detail'];
 /** PostgreSQL quotes the value it rejects ("invalid input syntax for type integer: \"…\""). */
 const QUOTED = /"[^"]*"/g;
 
+/** Every line's bindings: pino writes them after the time, in this order. */
+const BASE = { service: 'lab-api' };
+/** `,"service":"lab-api"`: the bindings as they stand in a line. */
+const BINDINGS = `,${JSON.stringify(BASE).slice(1, -1)}`;
+
+/** Where each logger made here writes, given by its maker: the request line goes there straight. */
+const requestLineDestinations = new WeakMap<Logger, DestinationStream>();
+
 type SerializedError = Record<string, unknown> & { message?: string; stack?: string; cause?: unknown; severity?: unknown };
 
 /**
@@ -37,58 +45,42 @@ function withoutQueryValues(serialized: SerializedError): SerializedError {
  * status, the duration and the request id; never headers or bodies.
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino(
+  const log = pino(
     {
       level,
-      base: { service: 'lab-api' },
+      base: BASE,
       timestamp: pino.stdTimeFunctions.isoTime,
       serializers: { err: (error: Error) => withoutQueryValues(pino.stdSerializers.errWithCause(error) as SerializedError) },
     },
     destination,
   );
+  if (destination) requestLineDestinations.set(log, destination);
+  return log;
 }
 
 /** Writes the one line a finished request leaves. */
 export type RequestLineWriter = (requestId: string, method: string, path: string, status: number, durationMs: number) => void;
 
-type LoggerInternals = Record<symbol, unknown>;
-
 /**
  * The request line exactly as `log.info({ reqId, method, path, status,
  * durationMs }, 'request')` writes it — same level, time, bindings and
  * field order, to the same destination — built by one template instead of
- * pino's walk over a merging object, and with the time formatted once per
- * millisecond: the line is on every request, and pino's general path cost
- * a tenth of a health check's CPU. Nothing when `info` is off.
+ * pino's walk over a merging object: the line is on every request, and
+ * pino's general path costs a tenth of a health check's CPU
+ * (docs/adr/0009-speed-measures.md; test/logging.test.ts
+ * holds the two to the same bytes). A logger not made by `createLogger` with
+ * its own destination goes through pino's `info`. Nothing when `info` is off.
  */
 export function requestLineWriter(log: Logger): RequestLineWriter {
   if (!log.isLevelEnabled('info')) return () => {};
-  const internals = log as unknown as LoggerInternals;
-  const destination = internals[pino.symbols.streamSym] as DestinationStream;
-  const bindings = internals[pino.symbols.chindingsSym] as string;
+  const destination = requestLineDestinations.get(log);
+  if (!destination) {
+    return (reqId, method, path, status, durationMs) => log.info({ reqId, method, path, status, durationMs: Math.round(durationMs * 100) / 100 }, 'request');
+  }
   const level = log.levels.values.info;
-  let timeMs = 0;
-  /** Everything before the request id, the same for every line of one millisecond. */
-  let head = '';
   return (requestId, method, path, status, durationMs) => {
-    const now = Date.now();
-    if (now !== timeMs) {
-      timeMs = now;
-      head = `{"level":${level},"time":"${isoTimestampOf(new Date(now))}"${bindings},"reqId":`;
-    }
     destination.write(
-      `${head}${jsonString(requestId)},"method":${jsonString(method)},"path":${jsonString(path)},"status":${status},"durationMs":${Math.round(durationMs * 100) / 100},"msg":"request"}\n`,
+      `{"level":${level},"time":"${isoTimestampOf(new Date())}"${BINDINGS},"reqId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"durationMs":${Math.round(durationMs * 100) / 100},"msg":"request"}\n`,
     );
   };
-}
-
-/** Printable ASCII but the quote and the backslash: the JSON string is the text in quotes. */
-const NEEDS_NO_ESCAPING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-/**
- * `JSON.stringify` of a string, without its general path for the strings a
- * request line almost always holds (a UUID, a method, a plain path).
- */
-function jsonString(text: string): string {
-  return NEEDS_NO_ESCAPING.test(text) ? `"${text}"` : JSON.stringify(text);
 }

@@ -1,6 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DeliveryOutcome, ServiceObserver } from '../services/service-observer.ts';
-import { RecordedHistogram } from './recorded-histogram.ts';
 
 /** Methods a route can have; anything else is counted as `other`, so a client cannot mint label values. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -19,14 +18,14 @@ export interface MetricSources {
  */
 export class ServiceMetrics implements ServiceObserver {
   readonly registry = new Registry();
-  private readonly requestDuration = new RecordedHistogram({
+  private readonly requestDuration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP requests by route template, method and status, and how long they took',
     labelNames: ['route', 'method', 'status'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
-  private readonly queueWait = new RecordedHistogram({
+  private readonly queueWait = new Histogram({
     name: 'db_queue_wait_seconds',
     help: 'How long queries waited for a free PostgreSQL connection, when they had to wait',
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5],
@@ -84,11 +83,11 @@ export class ServiceMetrics implements ServiceObserver {
 
   requestFinished(route: string, method: string, status: number, seconds: number): void {
     const known = KNOWN_METHODS.has(method) ? method : 'other';
-    this.requestDuration.record(`${route} ${known} ${status}`, () => ({ route, method: known, status: String(status) }), seconds);
+    this.requestDuration.observe({ route, method: known, status }, seconds);
   }
 
   queueWaited(seconds: number): void {
-    this.queueWait.record('', () => ({}), seconds);
+    this.queueWait.observe(seconds);
   }
 
   rateLimitRefused(limit: string): void {

@@ -1,10 +1,9 @@
-import type { AnyMiddlewareFunction } from '@trpc/server/unstable-core-do-not-import';
-import { getTRPCErrorFromUnknown, middlewareMarker, TRPCError } from '@trpc/server/unstable-core-do-not-import';
+import { getTRPCErrorFromUnknown, TRPCError, type AnyTRPCMiddlewareFunction } from '@trpc/server';
 
 /** What a procedure is made of: tRPC keeps its middlewares (ours, input and output validation, the resolver) in order. */
 interface ProcedureDefinition {
   meta: unknown;
-  middlewares: AnyMiddlewareFunction[];
+  middlewares: AnyTRPCMiddlewareFunction[];
 }
 
 export interface ProcedureCallOptions {
@@ -69,5 +68,5 @@ function run(call: Call, index: number, ctx: object, input: unknown, getRawInput
 }
 
 function failed(cause: unknown): MiddlewareResult {
-  return { ok: false, error: getTRPCErrorFromUnknown(cause), marker: middlewareMarker } as MiddlewareResult;
+  return { ok: false, error: getTRPCErrorFromUnknown(cause) };
 }

@@ -1,4 +1,3 @@
-import { middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
 import { runIdempotent } from '../services/idempotency/run-idempotent.ts';
 import { clientIdOf, type Context } from './context.ts';
 import type { Meta } from './meta.ts';
@@ -31,5 +30,5 @@ export async function idempotently(ctx: Context, meta: Meta, next: Next, rawInpu
     represent: (data) => successResponseOf(meta.http ?? {}, data, ctx.response.headers),
   });
   ctx.response.idempotent = { stored: outcome.stored, replayed: outcome.replayed };
-  return { ok: true as const, data: outcome.replayed ? JSON.parse(outcome.stored.body) : outcome.value, marker: middlewareMarker };
+  return { ok: true as const, data: outcome.replayed ? JSON.parse(outcome.stored.body) : (outcome.value as unknown) };
 }

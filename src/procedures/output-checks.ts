@@ -1,6 +1,5 @@
-import type { AnyTRPCRouter } from '@trpc/server';
-import type { AnyMiddlewareFunction } from '@trpc/server/unstable-core-do-not-import';
-import { getParseFn, TRPCError } from '@trpc/server/unstable-core-do-not-import';
+import { TRPCError, type AnyTRPCMiddlewareFunction, type AnyTRPCRouter } from '@trpc/server';
+import type { ZodType } from 'zod';
 
 /**
  * Whether a procedure's result is checked against its output schema
@@ -21,10 +20,10 @@ export type OutputChecks = 'on' | 'off';
 
 interface ProcedureDefinition {
   output?: unknown;
-  middlewares: AnyMiddlewareFunction[];
+  middlewares: AnyTRPCMiddlewareFunction[];
 }
 
-type OutputMiddleware = AnyMiddlewareFunction & { _type?: string };
+type OutputMiddleware = AnyTRPCMiddlewareFunction & { _type?: string };
 
 /**
  * Sets the checks for every procedure of the router. tRPC puts an output
@@ -41,18 +40,19 @@ export function applyOutputChecks(router: AnyTRPCRouter, mode: OutputChecks): vo
     const index = middlewares.findIndex((middleware) => (middleware as OutputMiddleware)._type === 'output');
     if (index !== -1) middlewares.splice(index, 1);
     // The resolver is always last.
-    if (mode === 'on') middlewares.splice(middlewares.length - 1, 0, checkingOutput(getParseFn(definition.output as never)));
+    // Every output schema of the service is a zod schema.
+    if (mode === 'on') middlewares.splice(middlewares.length - 1, 0, checkingOutput(definition.output as ZodType));
   }
 }
 
-function checkingOutput(parse: (value: unknown) => unknown): AnyMiddlewareFunction {
+function checkingOutput(schema: ZodType): AnyTRPCMiddlewareFunction {
   const middleware: OutputMiddleware = async ({ next }) => {
     const result = await next();
     if (!result.ok) return result;
     let problem: string | undefined;
     let cause: unknown;
     try {
-      const parsed = await parse(result.data);
+      const parsed = await schema.parseAsync(result.data);
       const sent = JSON.stringify(result.data);
       const checked = JSON.stringify(parsed);
       if (sent !== checked) problem = `the output schema changes the result: sent ${sent.slice(0, 500)}, schema gives ${checked.slice(0, 500)}`;

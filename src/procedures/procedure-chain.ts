@@ -18,7 +18,8 @@ export const procedureChain = experimental_standaloneMiddleware<{ ctx: Context; 
   async ({ ctx, meta, next, getRawInput }) => {
     try {
       if (meta?.access) await enforceAccess(ctx, meta.access);
-      if (meta?.idempotent) return await idempotently(ctx, meta, next, getRawInput);
+      // The result of a step that did not call next(): tRPC reads only `ok` and `data` of it.
+      if (meta?.idempotent) return (await idempotently(ctx, meta, next, getRawInput)) as Awaited<ReturnType<typeof next>>;
       const result = await next();
       if (!result.ok) throw result.error;
       return result;

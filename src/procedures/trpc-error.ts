@@ -1,5 +1,4 @@
-import { TRPCError } from '@trpc/server';
-import type { DefaultErrorShape } from '@trpc/server/unstable-core-do-not-import';
+import { TRPCError, type TRPCDefaultErrorShape as DefaultErrorShape } from '@trpc/server';
 import { AppError, type FieldError } from '../errors/app-error.ts';
 import { problemTypes } from '../errors/problem-types.ts';
 

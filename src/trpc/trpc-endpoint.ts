@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyTRPCRouter } from '@trpc/server';
-import { TRPCError } from '@trpc/server';
+import { getTRPCErrorShape, TRPCError } from '@trpc/server';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
-import { getErrorShape } from '@trpc/server/unstable-core-do-not-import';
 import { AppError } from '../errors/app-error.ts';
 import { toAppError } from '../errors/to-app-error.ts';
 import { nestsDeeperThan, TOO_DEEP_DETAIL } from '../lib/json-nesting.ts';
@@ -135,7 +134,7 @@ function batchSizeOf(path: string): number {
 
 /** An error in tRPC's own envelope (our errorFormatter included), as its handler would write it. */
 function writeTrpcError(res: ServerResponse, router: AnyTRPCRouter, error: TRPCError, headers: Record<string, string>): void {
-  const shape = getErrorShape({ config: router._def._config, error, type: 'unknown', path: undefined, input: undefined, ctx: undefined });
+  const shape = getTRPCErrorShape({ config: router._def._config, error, type: 'unknown', path: undefined, input: undefined, ctx: undefined });
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   writeTrpcEnvelope(res, router, shape.data.httpStatus, { error: shape });
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AnyTRPCProcedure, AnyTRPCRouter } from '@trpc/server';
-import { getErrorShape, getHTTPStatusCode, getTRPCErrorFromUnknown } from '@trpc/server/unstable-core-do-not-import';
+import { getTRPCErrorFromUnknown, getTRPCErrorShape, type AnyTRPCProcedure, type AnyTRPCRouter } from '@trpc/server';
+import { getHTTPStatusCode } from '@trpc/server/http';
 import { callProcedure } from '../procedures/call-procedure.ts';
 import type { Context } from '../procedures/context.ts';
 import { trpcResponseHeaders } from './trpc-response-headers.ts';
@@ -68,7 +68,7 @@ export async function serveSingleQuery(options: {
     const error = getTRPCErrorFromUnknown(cause);
     options.onError(error, call.path);
     errors = [error];
-    envelope = { error: getErrorShape({ config, ctx, error, input: call.input, path: call.path, type: 'query' }) };
+    envelope = { error: getTRPCErrorShape({ config, ctx, error, input: call.input, path: call.path, type: 'query' }) };
   }
   const status = getHTTPStatusCode(envelope as never, errors);
   const { Vary: alsoVary, ...headers } = trpcResponseHeaders(ctx, res, errors);

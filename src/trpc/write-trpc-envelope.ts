@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { AnyTRPCRouter } from '@trpc/server';
-import { transformTRPCResponse } from '@trpc/server/unstable-core-do-not-import';
+import { transformTRPCResponse, type AnyTRPCRouter } from '@trpc/server';
 import { writeBody } from '../http/write-body.ts';
 
 /** The end of a tRPC answer written without tRPC's handler: its envelope, as JSON, through the router's transformer. */
