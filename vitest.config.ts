@@ -21,5 +21,9 @@ export default defineConfig({
     fileParallelism: true,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Every run takes a new order, files and the tests in each, so a test that
+    // leans on another's leftovers fails. Vitest prints the seed at the start;
+    // `npx vitest run --sequence.seed=<seed>` replays that order.
+    sequence: { shuffle: { files: true, tests: true } },
   },
 });

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { SignJWT } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { describeOnPostgres } from './support/postgres-only.ts';
 import { request } from './support/http.ts';
 import { bearer, createKey, exchangeForToken, type CreatedKey } from './support/keys-client.ts';
@@ -16,8 +16,10 @@ const secret = new TextEncoder().encode(TEST_JWT_SECRET);
 
 const clock = new ManualClock(Date.now());
 const server = useTestServer({ clock, env: { RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
+// A key of each test's own: others move the clock past a key's 24 hours and
+// create enough keys to push older ones out of the newest 500.
 let key: CreatedKey;
-beforeAll(async () => {
+beforeEach(async () => {
   key = await createKey(server.url, { name: 'attacked', scopes: ['stats:read'] });
 });
 

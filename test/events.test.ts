@@ -19,14 +19,17 @@ describe('the event log', () => {
     const second = await submitScore(server.url, { game: 'demo', initials: 'EVB', value: 2 });
     const replay = await postScore(server.url, { game: 'demo', initials: 'EVA', value: 1 }, { 'Idempotency-Key': 'event-log-1' });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    const events = await rowsOf<{ id: number; score: string }>(server, sql`select id::int as id, data->>'id' as score from events order by id`);
+    const events = await rowsOf<{ id: number; score: string }>(
+      server,
+      sql`select id::int as id, data->>'id' as score from events where data->>'id' in (${first.body.id}, ${second.id}) order by id`,
+    );
     expect(events.map((event) => event.score)).toEqual([first.body.id, second.id]);
     expect(events[1]!.id).toBeGreaterThan(events[0]!.id);
   });
 
   it('prunes events older than 7 days as new ones arrive', async () => {
+    await submitScore(server.url, { game: 'demo', initials: 'OLD', value: 2 });
     const old = await eventIds();
-    expect(old.length).toBeGreaterThan(0);
     clock.advance(7 * 24 * 3600 * 1000 + 1);
     await submitScore(server.url, { game: 'demo', initials: 'NEW', value: 3 });
     const remaining = await eventIds();

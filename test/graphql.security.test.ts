@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { storedCount } from './support/db-rows.ts';
 import { GRAPHQL_CONTENT_TYPE, graphql } from './support/graphql-client.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
@@ -19,24 +20,16 @@ function createTasks(count: number, prefix: string): string {
   return `mutation { ${fields.join(' ')} }`;
 }
 
-async function taskCount(): Promise<number> {
-  const response = await request<{ items: unknown[] }>(`${server.url}/api/tasks?limit=50`);
-  const { items } = response.body;
-  // Few enough in this file that one page holds them all.
-  expect(items.length).toBeLessThan(50);
-  return items.length;
-}
-
 describe('createTask counts against task-writes, one per field', () => {
   it('counts every aliased field before the operation runs, and refuses the whole operation when they do not all fit', async () => {
     clock.set(START);
     const client = newClient();
-    const before = await taskCount();
+    const before = await storedCount(server, 'tasks');
 
     const twenty = await graphql(server.url, { query: createTasks(20, 'first') }, client);
     expect(twenty.status).toBe(200);
     expect(Object.keys(twenty.body.data ?? {})).toHaveLength(20);
-    expect(await taskCount()).toBe(before + 20);
+    expect(await storedCount(server, 'tasks')).toBe(before + 20);
 
     // The REST twin sees the same allowance: 30 - 20 - 1 left.
     const rest = await request(`${server.url}/api/tasks`, { method: 'POST', ...jsonBody({ title: 'rest' }, client) });
@@ -52,12 +45,12 @@ describe('createTask counts against task-writes, one per field', () => {
     expect(refused.headers.get('ratelimit')).toBe('"task-writes";r=9;t=59');
     expect(refused.body.data).toBeUndefined();
     expect(refused.body.errors).toEqual([{ message: expect.stringContaining('task-writes'), extensions: { code: 'RATE_LIMITED' } }]);
-    expect(await taskCount()).toBe(before + 21);
+    expect(await storedCount(server, 'tasks')).toBe(before + 21);
 
     // Nine fit exactly; after them REST is refused too.
     const nine = await graphql(server.url, { query: createTasks(9, 'last') }, client);
     expect(nine.status).toBe(200);
-    expect(await taskCount()).toBe(before + 30);
+    expect(await storedCount(server, 'tasks')).toBe(before + 30);
     const over = await request(`${server.url}/api/tasks`, { method: 'POST', ...jsonBody({ title: 'over' }, client) });
     expect(over.status).toBe(429);
   });

@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { rowsOf } from './support/db-rows.ts';
+import { storedCount } from './support/db-rows.ts';
 import { jsonBody, request } from './support/http.ts';
 import { bearer, exchangeForToken, type CreatedKey } from './support/keys-client.ts';
 import { clientAddresses, ONE_SECOND_INTO_A_MINUTE } from './support/client-addresses.ts';
@@ -17,11 +16,6 @@ const newClient = clientAddresses('192.0.2');
 const postKey = (body: unknown, headers: Record<string, string>) =>
   request<CreatedKey>(`${server.url}/api/keys`, { method: 'POST', ...jsonBody(body, headers) });
 
-async function keyCount(): Promise<number> {
-  const [row] = await rowsOf<{ n: number }>(server, sql`select count(*)::int as n from api_keys`);
-  return row!.n;
-}
-
 describe('keys do not mint keys: key-create counts per address, whatever the credential', () => {
   it('a key and its token count against the address they come from, so 5 per hour is 5 per address', async () => {
     const client = newClient();
@@ -36,13 +30,13 @@ describe('keys do not mint keys: key-create counts per address, whatever the cre
       expect(response.status).toBe(201);
       expect(response.headers.get('ratelimit')).toMatch(new RegExp(`^"key-create";r=${3 - index};t=\\d+$`));
     }
-    const before = await keyCount();
+    const before = await storedCount(server, 'api_keys');
     for (const credential of [first.body.key, token, undefined]) {
       const refused = await postKey({ name: 'one too many' }, { ...client, ...(credential ? bearer(credential) : {}) });
       expectProblem(refused, server.baseUrl, 'rate-limited', 429, '/api/keys');
       expect(refused.headers.get('ratelimit-policy')).toBe('"key-create";q=5;w=3600');
     }
-    expect(await keyCount()).toBe(before);
+    expect(await storedCount(server, 'api_keys')).toBe(before);
 
     // The same key from another address is that address's business.
     const elsewhere = await postKey({ name: 'elsewhere' }, { ...newClient(), ...bearer(first.body.key) });
@@ -67,11 +61,11 @@ describe('keys do not mint keys: key-create counts per address, whatever the cre
 
 describe('NUL characters', () => {
   it('a name with U+0000 → 422 at name, nothing stored', async () => {
-    const before = await keyCount();
+    const before = await storedCount(server, 'api_keys');
     const response = await postKey({ name: 'bad\u0000name' }, newClient());
     const problem = expectProblem(response, server.baseUrl, 'validation', 422, '/api/keys');
     expect(problem.errors).toEqual([{ path: 'name', message: 'Remove the NUL character' }]);
-    expect(await keyCount()).toBe(before);
+    expect(await storedCount(server, 'api_keys')).toBe(before);
   });
 
   it('a name of only a NUL and spaces gets the NUL message, not the empty one', async () => {

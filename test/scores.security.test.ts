@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
-import { rowsOf } from './support/db-rows.ts';
+import { storedCount } from './support/db-rows.ts';
 import { request } from './support/http.ts';
 import { bearer, createKey } from './support/keys-client.ts';
 import { expectProblem } from './support/problem.ts';
@@ -12,10 +11,6 @@ import { useTestServer } from './support/test-server.ts';
 const MAX_STREAMS = 3;
 
 const server = useTestServer({ env: { TRUST_PROXY: 'true', SSE_MAX_STREAMS_PER_CLIENT: String(MAX_STREAMS), SSE_STREAM_MS: '60000' } });
-
-async function storedScores(): Promise<number> {
-  return (await rowsOf<{ n: number }>(server, sql`select count(*)::int as n from scores`))[0]!.n;
-}
 
 const streamUrl = () => `${server.url}/api/scores/stream?game=demo`;
 
@@ -67,10 +62,10 @@ describe('open score streams per client', () => {
 
 describe('hostile score bodies', () => {
   it('NUL in initials → 422 at initials with the NUL message, nothing stored', async () => {
-    const before = await storedScores();
+    const before = await storedCount(server, 'scores');
     const response = await postScore(server.url, { game: 'demo', initials: 'A\u0000B', value: 1 });
     expect(expectProblem(response, server.baseUrl, 'validation', 422, '/api/scores').errors).toEqual([{ path: 'initials', message: 'Remove the NUL character' }]);
-    expect(await storedScores()).toBe(before);
+    expect(await storedCount(server, 'scores')).toBe(before);
   });
 
   it('a body nested 5000 deep → 400 bad-request, after the rate limit and the Idempotency-Key', async () => {

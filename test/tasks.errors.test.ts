@@ -1,18 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { storedCount } from './support/db-rows.ts';
 import { jsonBody, request } from './support/http.ts';
 import { expectProblem } from './support/problem.ts';
-import { createTask, patchTask, type TaskPage } from './support/tasks-client.ts';
+import { createTask, patchTask } from './support/tasks-client.ts';
 import { useTestServer } from './support/test-server.ts';
 
 const server = useTestServer();
 
 const post = (body: unknown) => request(`${server.url}/api/tasks`, { method: 'POST', ...jsonBody(body) });
-
-async function taskCount(): Promise<number> {
-  const page = await request<TaskPage>(`${server.url}/api/tasks?limit=50`);
-  return page.body.items.length;
-}
 
 describe('POST /api/tasks validation', () => {
   it.each([
@@ -23,10 +19,10 @@ describe('POST /api/tasks validation', () => {
     [{ title: `  ${'y'.repeat(201)}  ` }, 'title', 'Keep the title under 200 characters'],
     [{ title: '🚀'.repeat(201) }, 'title', 'Keep the title under 200 characters'],
   ])('%j → 422 at %s: %s', async (body, path, message) => {
-    const before = await taskCount();
+    const before = await storedCount(server, 'tasks');
     const problem = expectProblem(await post(body), server.baseUrl, 'validation', 422, '/api/tasks');
     expect(problem.errors).toEqual([{ path, message }]);
-    expect(await taskCount()).toBe(before);
+    expect(await storedCount(server, 'tasks')).toBe(before);
   });
 
   it('accepts exactly 200 characters after trimming', async () => {
@@ -61,10 +57,10 @@ describe('POST /api/tasks validation', () => {
   });
 
   it('answers 413 for a body over 64 KiB and stores nothing', async () => {
-    const before = await taskCount();
+    const before = await storedCount(server, 'tasks');
     const response = await post({ title: 'big', padding: 'p'.repeat(70 * 1024) });
     expectProblem(response, server.baseUrl, 'payload-too-large', 413, '/api/tasks');
-    expect(await taskCount()).toBe(before);
+    expect(await storedCount(server, 'tasks')).toBe(before);
   });
 });
 

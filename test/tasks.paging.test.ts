@@ -1,9 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { request } from './support/http.ts';
 import { createTask, newestFirst, type Task, type TaskPage } from './support/tasks-client.ts';
 import { useTestServer } from './support/test-server.ts';
 
 const server = useTestServer();
+
+// What every test pages through: more than one page of the largest limit
+// used below (50), a third of them done. Tests may add tasks, never remove
+// any, and each reads the list as it finds it.
+beforeAll(async () => {
+  for (let i = 0; i < 55; i++) await createTask(server.url, { title: `seed ${i}`, done: i % 3 === 0 });
+});
 
 async function allTasks(): Promise<Task[]> {
   const tasks: Task[] = [];
@@ -22,7 +29,6 @@ function linkTarget(link: string | null): string | undefined {
 
 describe('cursor paging', () => {
   it('walks every page by Link while tasks are being created: no duplicate, no gap', async () => {
-    for (let i = 0; i < 45; i++) await createTask(server.url, { title: `seed ${i}`, done: i % 3 === 0 });
     const before = await allTasks();
     const seen: Task[] = [];
     let next: string | undefined = '/api/tasks?limit=7';

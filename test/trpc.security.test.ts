@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { rowsOf } from './support/db-rows.ts';
+import { storedCount } from './support/db-rows.ts';
 import { request } from './support/http.ts';
 import { sendRaw } from './support/raw-http.ts';
 import { useTestServer } from './support/test-server.ts';
@@ -11,11 +10,6 @@ const server = useTestServer();
 
 interface TrpcError {
   error: { message: string; code: number; data: { code: string; httpStatus: number } };
-}
-
-async function taskCount(): Promise<number> {
-  const [row] = await rowsOf<{ n: number }>(server, sql`select count(*)::int as n from tasks`);
-  return row!.n;
 }
 
 /** A batch of `size` calls of one procedure, encoded as httpBatchLink sends it. */
@@ -35,18 +29,18 @@ describe('batches: at most 10 calls', () => {
   });
 
   it('a mutation batch of 11 creates nothing; 10 create 10', async () => {
-    const before = await taskCount();
+    const before = await storedCount(server, 'tasks');
     const eleven = batchTarget('tasks.create', 11, { title: 'batched' });
     const refused = await request<TrpcError>(`${server.url}${eleven.path}`, { method: 'POST', body: eleven.body, headers: { 'content-type': 'application/json' } });
     expect(refused.status).toBe(400);
     expect(refused.body.error.data.code).toBe('BAD_REQUEST');
-    expect(await taskCount()).toBe(before);
+    expect(await storedCount(server, 'tasks')).toBe(before);
 
     const ten = batchTarget('tasks.create', 10, { title: 'batched' });
     const accepted = await request<unknown[]>(`${server.url}${ten.path}`, { method: 'POST', body: ten.body, headers: { 'content-type': 'application/json' } });
     expect(accepted.status).toBe(200);
     expect(accepted.body).toHaveLength(10);
-    expect(await taskCount()).toBe(before + 10);
+    expect(await storedCount(server, 'tasks')).toBe(before + 10);
   });
 
   it('names hidden in percent-encoded commas count too', async () => {

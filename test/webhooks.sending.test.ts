@@ -14,33 +14,35 @@ import { SETTLED, subscribe, subscribeVerified, subscriptionStatus } from './sup
  * is 127.0.0.1 and the others 127.0.0.2 and 127.0.0.3 (all this machine):
  * three hosts as the service sees them.
  */
-const server = useTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
-
-let slow: WebhookReceiver;
-let fast: WebhookReceiver;
-let other: WebhookReceiver;
-/** Lets the slow host's held answers go. */
-let releaseSlow!: () => void;
-beforeAll(async () => {
-  [slow, fast, other] = await Promise.all([startWebhookReceiver({ host: '127.0.0.1' }), startWebhookReceiver({ host: '127.0.0.2' }), startWebhookReceiver({ host: '127.0.0.3' })]);
-  const held = new Promise<number>((resolve) => (releaseSlow = () => resolve(204)));
-  slow.respond = () => held;
-  // One key fills its ten subscriptions with the slow host (its challenges are answered at once).
-  const hoarder = bearer((await createKey(server.url, { name: 'hoarder' })).key);
-  for (let i = 0; i < 10; i++) await subscribeVerified(server.url, hoarder, `${slow.url}/${i}`);
-  await subscribeVerified(server.url, bearer((await createKey(server.url, { name: 'fast' })).key), fast.url);
-  await subscribeVerified(server.url, bearer((await createKey(server.url, { name: 'other' })).key), other.url);
-});
-afterAll(async () => {
-  releaseSlow();
-  await Promise.all([slow.close(), fast.close(), other.close()]);
-});
+const SENDING = { env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000' } };
 
 describe('a receiver that holds its connections delays only its own deliveries', () => {
-  it('the other hosts get each score within a second while ten deliveries wait on the slow host, which never has more than 2 in flight', async () => {
+  // A server of its own: every score another test submits would be one more delivery to these hosts.
+  const hosts = useTestServer(SENDING);
+  let slow: WebhookReceiver;
+  let fast: WebhookReceiver;
+  let other: WebhookReceiver;
+  /** Lets the slow host's held answers go. */
+  let releaseSlow!: () => void;
+  beforeAll(async () => {
+    [slow, fast, other] = await Promise.all([startWebhookReceiver({ host: '127.0.0.1' }), startWebhookReceiver({ host: '127.0.0.2' }), startWebhookReceiver({ host: '127.0.0.3' })]);
+    const held = new Promise<number>((resolve) => (releaseSlow = () => resolve(204)));
+    slow.respond = () => held;
+    // One key fills its ten subscriptions with the slow host (its challenges are answered at once).
+    const hoarder = bearer((await createKey(hosts.url, { name: 'hoarder' })).key);
+    for (let i = 0; i < 10; i++) await subscribeVerified(hosts.url, hoarder, `${slow.url}/${i}`);
+    await subscribeVerified(hosts.url, bearer((await createKey(hosts.url, { name: 'fast' })).key), fast.url);
+    await subscribeVerified(hosts.url, bearer((await createKey(hosts.url, { name: 'other' })).key), other.url);
+  });
+  afterAll(async () => {
+    releaseSlow();
+    await Promise.all([slow.close(), fast.close(), other.close()]);
+  });
+
+  it('the other hosts get each score within a second while ten deliveries wait on the slow host, which never has more than 2 in flight; as it answers, the window is refilled as each send ends', async () => {
     for (let round = 1; round <= 3; round++) {
       const submitted = performance.now();
-      await submitScore(server.url, { game: 'demo', initials: 'WIN', value: round });
+      await submitScore(hosts.url, { game: 'demo', initials: 'WIN', value: round });
       await Promise.all([fast.waitFor(round), other.waitFor(round)]);
       expect(performance.now() - submitted).toBeLessThan(1_000);
     }
@@ -48,9 +50,7 @@ describe('a receiver that holds its connections delays only its own deliveries',
     await slow.waitForArrival(2);
     expect(slow.arrived).toBe(2);
     expect(slow.received).toHaveLength(0);
-  });
 
-  it('as the slow host answers, its next deliveries start: the window is refilled as each send ends', async () => {
     releaseSlow();
     await slow.waitFor(30);
     expect(slow.arrived).toBe(30);
@@ -59,6 +59,8 @@ describe('a receiver that holds its connections delays only its own deliveries',
 });
 
 describe('answers that do not end', () => {
+  const service = useTestServer(SENDING);
+
   /** A receiver that echoes its challenge (with `padding` after it), and answers events 200 with a body that never ends. */
   async function endlessReceiver(padding = ''): Promise<{ url: string; close: () => Promise<void> }> {
     const streaming = new Set<NodeJS.Timeout>();
@@ -92,12 +94,12 @@ describe('answers that do not end', () => {
   it('an event delivery counts by its status at once, however long the body that follows', async () => {
     const endless = await endlessReceiver();
     try {
-      const owner = bearer((await createKey(server.url, { name: 'endless' })).key);
-      const { id } = await subscribeVerified(server.url, owner, endless.url);
-      await submitScore(server.url, { game: 'demo', initials: 'END', value: 1 });
+      const owner = bearer((await createKey(service.url, { name: 'endless' })).key);
+      const { id } = await subscribeVerified(service.url, owner, endless.url);
+      await submitScore(service.url, { game: 'demo', initials: 'END', value: 1 });
       // Well within the 10-second send timeout that reading the body to its end would run into.
       await vi.waitFor(async () => {
-        const log = await request<{ items: { type: string; status: string; lastResponseStatus: number | null }[] }>(`${server.url}/api/webhooks/${id}/deliveries`, { headers: owner });
+        const log = await request<{ items: { type: string; status: string; lastResponseStatus: number | null }[] }>(`${service.url}/api/webhooks/${id}/deliveries`, { headers: owner });
         expect(log.body.items.find((delivery) => delivery.type === 'score.submitted')).toMatchObject({ status: 'delivered', lastResponseStatus: 200 });
       }, { timeout: 5_000, interval: 50 });
     } finally {
@@ -108,13 +110,13 @@ describe('answers that do not end', () => {
   it('a verification answer longer than 4 KiB is not an echo of the challenge, whatever it starts with', async () => {
     const padded = await endlessReceiver(' '.repeat(5000));
     try {
-      const owner = bearer((await createKey(server.url, { name: 'padded' })).key);
-      const { id } = await subscribe(server.url, owner, padded.url);
+      const owner = bearer((await createKey(service.url, { name: 'padded' })).key);
+      const { id } = await subscribe(service.url, owner, padded.url);
       await vi.waitFor(async () => {
-        const log = await request<{ items: { status: string; attempts: number; lastResponseStatus: number | null }[] }>(`${server.url}/api/webhooks/${id}/deliveries`, { headers: owner });
+        const log = await request<{ items: { status: string; attempts: number; lastResponseStatus: number | null }[] }>(`${service.url}/api/webhooks/${id}/deliveries`, { headers: owner });
         expect(log.body.items).toEqual([expect.objectContaining({ status: 'pending', attempts: 1, lastResponseStatus: 200 })]);
       }, SETTLED);
-      expect(await subscriptionStatus(server.url, owner, id)).toBe('pending');
+      expect(await subscriptionStatus(service.url, owner, id)).toBe('pending');
     } finally {
       await padded.close();
     }
