@@ -61,7 +61,7 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', URL: 'readonly', console: 'readonly' } },
   },
   {
-    files: ['drizzle.config.ts', 'vitest.config.ts', 'vitest.browser.config.ts', 'eslint.config.js'],
+    files: ['drizzle.config.ts', 'vitest.config.ts', 'vitest.browser.config.ts', 'eslint.config.js', 'knip.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

@@ -7,7 +7,7 @@ export type BoardUpdate = Leaderboard & { latest?: RouterOutputs['scores']['subm
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** A value in its game's unit: Marble Maze's milliseconds as a time, points and slabs as counts. */
-export function formatValue(value: number, unit: string): string {
+function formatValue(value: number, unit: string): string {
   if (unit === 'ms') {
     const minutes = Math.floor(value / 60_000);
     const seconds = ((value % 60_000) / 1000).toFixed(3).padStart(6, '0');

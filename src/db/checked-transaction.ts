@@ -2,7 +2,7 @@ import type { ReservedSql, Sql } from 'postgres';
 import type { StatementMode } from './statement-mode.ts';
 
 /** The failure of a transaction whose COMMIT the server answered as a rollback. */
-export const TRANSACTION_ROLLED_BACK = 'TRANSACTION_ROLLED_BACK';
+const TRANSACTION_ROLLED_BACK = 'TRANSACTION_ROLLED_BACK';
 
 /** SQLSTATE of a write on a server that accepts only reads: a standby, or a primary being demoted. */
 const READ_ONLY_TRANSACTION = '25006';

@@ -5,7 +5,7 @@ import { nestsDeeperThan, TOO_DEEP_DETAIL } from '../lib/json-nesting.ts';
 /** docs/spec/DECISIONS.md: bodies over 64 KiB are refused with 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export class BodyTooLargeError extends AppError {
+class BodyTooLargeError extends AppError {
   constructor() {
     super('payload-too-large', { detail: `Send at most ${MAX_BODY_BYTES} bytes.` });
   }

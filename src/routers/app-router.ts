@@ -21,5 +21,3 @@ export const appRouter = router({
   scores: scoresRouter,
   webhooks: webhooksRouter,
 });
-
-export type AppRouter = typeof appRouter;

@@ -32,7 +32,7 @@ export interface Mix {
 let serial = 0;
 
 /** One request of the given kind: a task created, a score submitted, or one of three reads. */
-export async function sendOperation(kind: OperationKind, mix: Mix, knownTaskIds: readonly string[]): Promise<Outcome> {
+async function sendOperation(kind: OperationKind, mix: Mix, knownTaskIds: readonly string[]): Promise<Outcome> {
   const index = serial++;
   const url = mix.next();
   const signal = AbortSignal.timeout(mix.deadlineMs);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** `npm start`'s command: the compiled service, built before the tests by test/support/build-service.ts. */
-export const SERVICE_ENTRY = 'dist/main.js';
+const SERVICE_ENTRY = 'dist/main.js';
 
 const SERVICE_VARIABLES = /^(PORT|HOST|BASE_URL|DATABASE_.*|PGLITE_DATA_DIR|JWT_SECRET|RATE_LIMIT_.*|SSE_.*|TRUST_PROXY|WEBHOOK_.*|IDEMPOTENCY_.*|HTTP_.*|LOG_LEVEL|METRICS)$/;
 

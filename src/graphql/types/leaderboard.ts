@@ -6,7 +6,7 @@ import { throughProcedure } from '../resolve-through-procedure.ts';
 import { GameType } from './game.ts';
 import { ScoreEntryType } from './score-entry.ts';
 
-export const LeaderboardType = builder.objectRef<Leaderboard>('Leaderboard').implement({
+const LeaderboardType = builder.objectRef<Leaderboard>('Leaderboard').implement({
   fields: (t) => ({
     game: t.field({ type: GameType, resolve: (board) => board.game }),
     name: t.exposeString('name'),

@@ -6,7 +6,7 @@ import { PAGE_SIZES } from '../../schemas/page-size.ts';
 import { builder } from '../builder.ts';
 import { isNotFound, throughProcedure } from '../resolve-through-procedure.ts';
 
-export const TaskType = builder.objectRef<TaskV1>('Task').implement({
+const TaskType = builder.objectRef<TaskV1>('Task').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     title: t.exposeString('title'),

@@ -10,7 +10,7 @@ type Game = 'toppler' | 'marble' | 'stacker' | 'runner' | 'demo';
 type Task = { id: string; title: string; done: boolean; createdAt: string; updatedAt: string };
 
 // Outputs and inputs are the precise types: were any of them `any`, Equal would be false.
-export type Checks = [
+type _Checks = [
   Expect<Equal<RouterOutputs['tasks']['byId'], Task>>,
   Expect<Equal<RouterOutputs['tasks']['newest'], Task[]>>,
   Expect<Equal<RouterOutputs['scores']['top']['better'], 'higher' | 'lower'>>,
