@@ -1,6 +1,12 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Import paths a library marks as not public. */
+const LIBRARY_INTERNALS = {
+  group: ['*unstable*', '*internal*', '**/unstable*', '**/internal*', '**/_*'],
+  message: "A library's unstable or internal path: use its public API (docs/adr/0009-speed-measures.md says what an exception needs).",
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', '.data/', '.artifacts/', 'src/db/migrations/', 'test/consumer/node_modules/', 'test/consumer/dist/'] },
   js.configs.recommended,
@@ -11,6 +17,15 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
+    },
+  },
+  {
+    // A library's private paths change without notice in any release: speed is bought
+    // through public APIs, and each exception needs an ADR with its measured gain and a
+    // test that fails on the library's next version (docs/adr/0009-speed-measures.md).
+    files: ['src/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [LIBRARY_INTERNALS] }],
     },
   },
   {
@@ -40,6 +55,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
+            LIBRARY_INTERNALS,
             {
               group: ['../*'],
               allowTypeImports: true,

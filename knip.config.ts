@@ -14,7 +14,7 @@ const config: KnipConfig = {
         // package.json's exports ("lab-api/router", "lab-api/client") are these files, compiled to dist/client/.
         'src/client/*.ts',
         // scripts/build.js imports it from dist/ once tsc has compiled it.
-        'src/http/pages/vendor-assets.ts',
+        'src/pages/vendor-assets.ts',
         // The leaderboard page, bundled by esbuild (scripts/build-app.js).
         'web/app.ts',
         // The comparison servers bench/run.ts and bench/profile.ts start by path.

@@ -3,6 +3,7 @@ import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { ESLint } from 'eslint';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -80,5 +81,25 @@ describe('the import rules of npm run lint', () => {
     });
     expect(result.failed).toBe(true);
     expect(result.output).toContain('no-circular: src/lib/clock.ts');
+  });
+});
+
+describe("npm run lint's refusal of a library's private paths", () => {
+  const eslint = new ESLint({ cwd: root });
+  const restrictedIn = async (filePath: string, code: string) =>
+    (await eslint.lintText(code, { filePath: join(root, filePath) }))[0]!.messages.filter((message) => message.ruleId === '@typescript-eslint/no-restricted-imports');
+
+  it.each([
+    ['src/trpc/probe.ts', '@trpc/server/unstable-core-do-not-import'],
+    ['src/lib/probe.ts', 'some-library/internal/state'],
+    ['src/client/probe.ts', '@trpc/client/unstable-internals'],
+  ])('refuses in %s an import of %s, naming the ADR', async (filePath, path) => {
+    const refused = await restrictedIn(filePath, `import { x } from '${path}';\nexport const y = x;\n`);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.message).toContain('docs/adr/0009-speed-measures.md');
+  });
+
+  it("lets a library's public entry point through", async () => {
+    expect(await restrictedIn('src/trpc/probe.ts', "import { TRPCError } from '@trpc/server';\nexport const y = TRPCError;\n")).toEqual([]);
   });
 });
