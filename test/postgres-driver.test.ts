@@ -68,6 +68,24 @@ describe('postgres.js when a connection is lost', () => {
   const SETTLE_MS = 5_000;
   const options = { fetch_types: false, onnotice: () => {}, backoff: () => 0.05 };
 
+  /** `check` with one connection through a proxy that can reset it, and an admin connection of its own straight to the server. */
+  async function throughResettingProxy(check: (connections: { sql: postgres.Sql; admin: postgres.Sql; proxy: TcpProxy }) => Promise<void>): Promise<void> {
+    const server = new URL(postgresUrl!);
+    const proxy = new TcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
+    await proxy.start();
+    const throughProxy = new URL(postgresUrl!);
+    throughProxy.port = String(proxy.port);
+    const sql = postgres(throughProxy.toString(), { ...options, max: 1 });
+    const admin = postgres(postgresUrl!, { max: 1, onnotice: () => {} });
+    try {
+      await check({ sql, admin, proxy });
+    } finally {
+      await sql.end({ timeout: 0 });
+      await admin.end();
+      await proxy.stop();
+    }
+  }
+
   itOnPostgres('reserve-waits: a reserve() waiting for the only connection gets it once the connection, closed by the server, is open again', 'the server closes the connection', async () => {
     const sql = postgres(postgresUrl!, { ...options, max: 1 });
     const admin = postgres(postgresUrl!, { max: 1, onnotice: () => {} });
@@ -95,14 +113,7 @@ describe('postgres.js when a connection is lost', () => {
   });
 
   itOnPostgres('reserve-releases: a statement queued on a reserved connection that is released as its socket fails fails too', 'a proxy resets the connection to the server', async () => {
-    const server = new URL(postgresUrl!);
-    const proxy = new TcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
-    await proxy.start();
-    const throughProxy = new URL(postgresUrl!);
-    throughProxy.port = String(proxy.port);
-    const sql = postgres(throughProxy.toString(), { ...options, max: 1 });
-    const admin = postgres(postgresUrl!, { max: 1, onnotice: () => {} });
-    try {
+    await throughResettingProxy(async ({ sql, admin, proxy }) => {
       const reserved = await sql.reserve();
       const running = reserved`select pg_sleep(30) as lab_reserve_releases`.execute();
       // A statement with parameters is described before it is bound: the ones after it wait in the reserved connection's own queue.
@@ -118,22 +129,11 @@ describe('postgres.js when a connection is lost', () => {
       await runningOnServer(admin, 'select pg_sleep(30) as lab_reserve_releases');
       proxy.resetConnections();
       expect(await within(queuedOutcome, SETTLE_MS, 'the statement queued on the released connection')).toBe('RESERVED_RELEASED');
-    } finally {
-      await sql.end({ timeout: 0 });
-      await admin.end();
-      await proxy.stop();
-    }
+    });
   });
 
   itOnPostgres('closed-after-error: a statement sent on a connection whose socket failed but has not closed yet fails as closed', 'a proxy resets the connection to the server', async () => {
-    const server = new URL(postgresUrl!);
-    const proxy = new TcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
-    await proxy.start();
-    const throughProxy = new URL(postgresUrl!);
-    throughProxy.port = String(proxy.port);
-    const sql = postgres(throughProxy.toString(), { ...options, max: 1 });
-    const admin = postgres(postgresUrl!, { max: 1, onnotice: () => {} });
-    try {
+    await throughResettingProxy(async ({ sql, admin, proxy }) => {
       const reserved = await sql.reserve();
       // Sent as soon as the running statement fails: what a transaction does with its ROLLBACK.
       const sentAfterTheFailure = reserved`select pg_sleep(30) as lab_closed_after_error`.then(
@@ -145,10 +145,6 @@ describe('postgres.js when a connection is lost', () => {
       expect(await within(sentAfterTheFailure, SETTLE_MS, 'the statement sent after the failure')).toBe('CONNECTION_CLOSED');
       reserved.release();
       expect([...(await within(Promise.resolve(sql`select 1 as one`), SETTLE_MS, 'the next statement'))]).toEqual([{ one: 1 }]);
-    } finally {
-      await sql.end({ timeout: 0 });
-      await admin.end();
-      await proxy.stop();
-    }
+    });
   });
 });
