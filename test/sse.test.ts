@@ -60,6 +60,8 @@ describe('a new client', () => {
 
 describe('a reconnecting client (Last-Event-ID)', () => {
   it('gets retry: 3000 and a blank line first, then only what came after its id', async () => {
+    // With no event at all the latest id is 0, which is no valid Last-Event-ID: resume after one of its own.
+    await submitScore(server.url, { game: 'runner', initials: 'SEN', value: 1 });
     const before = await latestEventId();
     const missed = await submitScore(server.url, { game: 'runner', initials: 'MIS', value: 777 });
     const stream = await openSse(streamUrl(server, 'game=runner'), { 'Last-Event-ID': String(before) });
