@@ -153,6 +153,9 @@ describe('a subscription lives as long as its key', () => {
       // One millisecond on (not enough for the retry to fall due): 500 keys newer than this one.
       clock.advance(1);
       for (let i = 0; i < 500; i++) await createKey(server.url, { name: `newer ${i}` });
+      // On again, so that a key another case creates later is the newest rather than one of 501 in this millisecond
+      // (ties go by id, and a random id would make that key retention's next victim).
+      clock.advance(1);
       const [stored] = await rowsOf<{ n: number }>(server, sql`select count(*)::int as n from api_keys where id = ${key.id}`);
       expect(stored!.n).toBe(0);
       expect(await statusOf(created.body.id)).toBe('disabled');
