@@ -123,9 +123,8 @@ export function followOverTrpc(url: string, options: FollowOptions): Follower {
       }),
     ],
   });
-  let subscription: { unsubscribe(): void } | undefined;
-  const { follower, received, failed, connected } = collector('trpc', () => subscription?.unsubscribe());
-  subscription = client.scores.live.subscribe(
+  const { follower, received, failed, connected } = collector('trpc', () => subscription.unsubscribe());
+  const subscription = client.scores.live.subscribe(
     { game: options.game as never, ...(options.limit ? { limit: options.limit } : {}) },
     {
       onData: (message) => received({ id: message.id, board: message.data as ReceivedBoard['board'] }),
