@@ -243,3 +243,35 @@ describe('tRPC: scores.live input', () => {
     expect(text).toContain('BAD');
   });
 });
+
+describe('tRPC: odd requests for scores.live', () => {
+  const live = (query: string) => `${server.url}/api/trpc/scores.live${query}`;
+  const input = (value: unknown) => `input=${encodeURIComponent(JSON.stringify(value))}`;
+
+  it('by POST: 405 METHOD_NOT_SUPPORTED with Allow: GET, no stream', async () => {
+    const response = await request<{ error: { data: { code: string } } }>(live(''), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"game":"demo"}' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET');
+    expect(response.body.error.data.code).toBe('METHOD_NOT_SUPPORTED');
+  });
+
+  it('in a batch: 400 BAD_REQUEST in JSON, no stream', async () => {
+    const response = await request<{ error: { data: { code: string } } }[]>(live(`?batch=1&${input({ 0: { game: 'demo' } })}`));
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.body[0]!.error.data.code).toBe('BAD_REQUEST');
+    expect(server.app.openStreams.count).toBe(0);
+  });
+
+  it.each([['no input', ''], ['input that is not JSON', '?input=notjson'], ['an unknown game', `?${input({ game: 'chess' })}`], ['extra nesting', `?${input({ game: { game: 'demo' } })}`]])(
+    '%s: the stream carries one serialized-error of code BAD_REQUEST (400), then ends',
+    async (_, query) => {
+      const response = await fetch(live(query), { headers: { accept: 'text/event-stream' }, signal: AbortSignal.timeout(10_000) });
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      expect(text).toContain('event: serialized-error');
+      expect(text).toContain('"httpStatus":400');
+      expect(text).not.toContain('"entries"');
+    },
+  );
+});

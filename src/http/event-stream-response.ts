@@ -21,12 +21,13 @@ export interface EventStreamLimits {
 export async function writeEventStream(res: ServerResponse, response: Response, stop: AbortController, limits: EventStreamLimits): Promise<void> {
   res.statusCode = response.status;
   response.headers.forEach((value, name) => res.setHeader(name, value));
-  // Asks a proxy in front (nginx) to pass each event on at once, as on the REST stream.
-  res.setHeader('X-Accel-Buffering', 'no');
-  if (!response.body) {
-    res.end();
+  if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    // Refused before any stream (a batch of subscriptions, say): an ordinary answer.
+    res.end(Buffer.from(await response.arrayBuffer()));
     return;
   }
+  // Asks a proxy in front (nginx) to pass each event on at once, as on the REST stream.
+  res.setHeader('X-Accel-Buffering', 'no');
   res.flushHeaders();
   const reader = response.body.getReader();
   let ended = false;

@@ -79,7 +79,12 @@ export async function serveTrpc(options: {
     return;
   }
   const path = pathname.slice(TRPC_PREFIX.length);
-  if (req.method === 'GET' && isSubscription(router, path)) {
+  if (req.method !== 'HEAD' && isSubscription(router, path)) {
+    // A subscription is a GET (an EventSource); tRPC would answer a POST with an event stream outside our bounds.
+    if (req.method === 'POST') {
+      writeTrpcError(res, router, new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `${path} is a subscription: open it by GET, as an EventSource does.` }), { Allow: 'GET' });
+      return;
+    }
     await serveSubscription({ router, req, res, path, ctx, limits: options.streams, onError: logFailure });
     return;
   }
