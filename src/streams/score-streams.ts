@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { validationProblem } from '../errors/to-app-error.ts';
 import { lastEventIdHeaderSchema, readHeader } from '../schemas/headers.ts';
 import { leaderboardQuerySchema } from '../schemas/scores.ts';
-import type { LiveBoards } from '../services/scores/live-boards.ts';
+import type { FollowedBoard, LiveBoards } from '../services/scores/live-boards.ts';
 import type { ServiceContext } from '../services/service-context.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { OpenStreams } from '../http/open-streams.ts';
@@ -72,7 +72,7 @@ export function createScoreStreams({ service, liveBoards, openStreams, streamMs,
     // The starting point is read before answering, so that a database out of
     // reach is a 503 problem rather than a stream that ends at once.
     const following = new AbortController();
-    let followed;
+    let followed: FollowedBoard;
     try {
       followed = await liveBoards.follow({ game, limit, lastEventId }, following.signal);
     } catch (error) {

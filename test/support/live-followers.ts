@@ -71,7 +71,7 @@ function collector(transport: Transport, close: () => void) {
     transport,
     boards,
     errors,
-    waitFor: (predicate, { from = 0, timeoutMs = 5000 } = {}) => until(() => boards.slice(from).find(predicate), timeoutMs, 'a matching board'),
+    waitFor: (predicate, { from = 0, timeoutMs = 10_000 } = {}) => until(() => boards.slice(from).find(predicate), timeoutMs, 'a matching board'),
     nextError: (timeoutMs = 5000) => {
       const seen = errors.length;
       return until(() => (errors.length > seen ? errors[seen] : undefined), timeoutMs, 'an error');

@@ -14,7 +14,8 @@ import { liveBoardInputSchema } from '../../schemas/scores.ts';
 export const liveBoardProcedure = publicProcedure.input(liveBoardInputSchema).subscription(async function* ({ ctx, input, signal }) {
   const following = new AbortController();
   const stop = () => following.abort();
-  signal?.addEventListener('abort', stop, { once: true });
+  if (signal?.aborted) stop();
+  else signal?.addEventListener('abort', stop, { once: true });
   let release = () => {};
   try {
     release = ctx.liveBoards.reserveSlot(clientIdOf(ctx));
