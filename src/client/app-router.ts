@@ -6,6 +6,7 @@ import type {
   TRPCBuiltRouter,
   TRPCMutationProcedure,
   TRPCQueryProcedure,
+  TRPCSubscriptionProcedure,
 } from '@trpc/server';
 import type { appRouter } from '../routers/app-router.ts';
 
@@ -40,7 +41,16 @@ function clientViewOf<R extends { _def: { record: object } }>(router: R) {
           ? TRPCQueryProcedure<{ input: D['input']; output: D['output']; meta: object; errorShape: ErrorShape }>
           : R['_def']['record'][N][P] extends TRPCMutationProcedure<infer D>
             ? TRPCMutationProcedure<{ input: D['input']; output: D['output']; meta: object; errorShape: ErrorShape }>
-            : never;
+            : R['_def']['record'][N][P] extends TRPCSubscriptionProcedure<infer D>
+              ? TRPCSubscriptionProcedure<{
+                  input: D['input'];
+                  // What tracked() yields, as the client receives it ({ id, data }), written out: tRPC's
+                  // own name for it is not among @trpc/server's public exports.
+                  output: D['output'] extends AsyncIterable<infer E extends { id: string; data: unknown }> ? AsyncIterable<{ id: string; data: E['data'] }> : D['output'];
+                  meta: object;
+                  errorShape: ErrorShape;
+                }>
+              : never;
       };
     }
   >;
@@ -51,7 +61,7 @@ function clientViewOf<R extends { _def: { record: object } }>(router: R) {
 const clientView = clientViewOf(undefined as unknown as typeof appRouter);
 
 /**
- * The router type for typed clients: `import type { AppRouter } from 'lab-api/router'`.
+ * The router type for typed clients: `import type { AppRouter } from '@lab-api/client/router'`.
  * Its declaration file names only `@trpc/server`'s types.
  */
 export type AppRouter = typeof clientView;
