@@ -155,6 +155,16 @@ describe('a separate package using the typed client', () => {
     expect(`${emptyInstall.stderr}${fixtureInstall.stderr}`).not.toContain('EBADENGINE');
   });
 
+  it('declares its types with tRPC’s and its own alone: no import of a server module', () => {
+    const declarations = join(consumer, 'node_modules', '@lab-api', 'client', 'dist');
+    const specifiers = readdirSync(declarations)
+      .filter((name) => name.endsWith('.d.ts'))
+      // Import and export declarations (a line each), and the import("…") types declaration emit writes for names it cannot reach.
+      .flatMap((name) => [...readFileSync(join(declarations, name), 'utf8').matchAll(/^(?:import|export)\b[^\n]* from '([^']+)'|import\("([^"]+)"\)/gm)])
+      .map((match) => match[1] ?? match[2]!);
+    expect(specifiers.filter((specifier) => !/^(@trpc\/(client|server)|\.\/[a-z-]+\.ts)$/.test(specifier))).toEqual([]);
+  });
+
   it('type-checks with strict + skipLibCheck + moduleResolution bundler, the @ts-expect-error lines being errors', () => {
     expectSuccess(tsc('tsconfig.bundler.json'));
   });

@@ -1,4 +1,5 @@
 import type {
+  inferProcedureOutput,
   inferRouterInputs,
   inferRouterOutputs,
   TRPC_ERROR_CODE_KEY,
@@ -75,3 +76,9 @@ type Holds<T extends true> = T;
 // The client's view agrees with the server's router, procedure by procedure: typecheck fails otherwise.
 type _InputsAgree = Holds<Same<RouterInputs, inferRouterInputs<typeof appRouter>>>;
 type _OutputsAgree = Holds<Same<RouterOutputs, inferRouterOutputs<typeof appRouter>>>;
+
+/**
+ * One message of `scores.live` as `onData` gets it in `data`: the leaderboard
+ * (as `scores.top` answers it), and after the first, `latest`, the score that moved it.
+ */
+export type BoardUpdate = inferProcedureOutput<AppRouter['scores']['live']> extends AsyncIterable<{ data: infer Board }> ? Board : never;

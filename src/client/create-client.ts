@@ -12,7 +12,7 @@ import type { AppRouter, RouterInputs, RouterOutputs } from './app-router.ts';
 import { eventSourceOptionsWith, type EventSourceClass } from './event-source.ts';
 import { IDEMPOTENCY_KEY, retriesMutation, SUBMISSION_RETRY_DELAYS_MS, type IdempotentCall } from './idempotency.ts';
 
-export type { AppRouter, RouterInputs, RouterOutputs } from './app-router.ts';
+export type { AppRouter, BoardUpdate, RouterInputs, RouterOutputs } from './app-router.ts';
 export type { EventSourceClass, EventSourceOptions } from './event-source.ts';
 export { newIdempotencyKey, withIdempotencyKey, type IdempotentCall } from './idempotency.ts';
 

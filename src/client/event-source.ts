@@ -15,8 +15,8 @@ export type EventSourceClass = new (url: string, init?: EventSourceOptions) => {
   readonly CONNECTING: number;
   readonly OPEN: number;
   readonly readyState: number;
-  addEventListener(type: string, listener: (event: never) => void): void;
-  removeEventListener(type: string, listener: (event: never) => void): void;
+  addEventListener(type: string, listener: (event: object) => void): void;
+  removeEventListener(type: string, listener: (event: object) => void): void;
   close(): void;
 };
 
