@@ -187,7 +187,7 @@ describe('a separate package using the typed client', () => {
     expect(files.filter((file) => !file.startsWith('@lab-api/') && !file.startsWith('@trpc/'))).toEqual([]);
   });
 
-  it('type-checks with strict + skipLibCheck + nodenext, and its calls run against a started service', async () => {
+  it('type-checks with strict + skipLibCheck + nodenext, and its calls and a subscription run against a started service', async () => {
     expectSuccess(tsc('tsconfig.nodenext.json'));
     const summary = JSON.parse(expectSuccess(await runAlongside(process.execPath, ['dist/main.js', server.url], consumer))) as Record<string, unknown>;
     expect(summary).toMatchObject({
@@ -204,7 +204,19 @@ describe('a separate package using the typed client', () => {
     const { keys } = summary['lostAnswer'] as { keys: string[] };
     expect(keys).toHaveLength(2);
     expect(keys[1]).toBe(keys[0]);
+
+    // scores.live through the eventsource package: the board at once, another client's score within 2 s,
+    // and after the connection was cut (a score coming meanwhile), the rest once each, in order.
+    const live = summary['live'] as { boards: { id: string; latest: string | null }[]; arrivalMs: number; connections: number; authorizations: (string | null)[] };
+    expect(live.boards.map((board) => board.latest)).toEqual([null, 'SUB', 'GAP', 'AFT']);
+    const ids = live.boards.map((board) => Number(board.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(live.arrivalMs).toBeLessThan(2_000);
+    expect(live.connections).toBe(2);
+    // Both connections carried the credential (the eventsource package's fetch option).
+    expect(live.authorizations).toEqual([expect.stringMatching(/^Bearer \S+$/), live.authorizations[0]]);
     expect(summary['fetched']).toEqual(summary['created']);
     expect(summary['newestIds']).toContain((summary['created'] as { id: string }).id);
-  });
+  }, 90_000);
 });

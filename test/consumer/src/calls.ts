@@ -7,6 +7,7 @@ import {
   newIdempotencyKey,
   retryAfterSeconds,
   withIdempotencyKey,
+  type BoardUpdate,
   type IdempotentCall,
   type LabApiClient,
   type RouterInputs,
@@ -27,6 +28,9 @@ type _Checks = [
   Expect<Equal<RouterOutputs['scores']['submit'], { id: string; game: Game; initials: string; value: number; rank: number; createdAt: string }>>,
   Expect<Equal<RouterInputs['scores']['submit'], { game: Game; initials: string; value: number }>>,
   Expect<Equal<RouterInputs['tasks']['create'], { title: string }>>,
+  // A live board is the leaderboard scores.top answers, and after the first the score that moved it.
+  Expect<Equal<Omit<BoardUpdate, 'latest'>, RouterOutputs['scores']['top']>>,
+  Expect<Equal<BoardUpdate['latest'], RouterOutputs['scores']['submit'] | undefined>>,
   // A submission's call options are required, and carry the key.
   Expect<Equal<Parameters<LabApiClient['scores']['submit']['mutate']>[1], IdempotentCall>>,
 ];

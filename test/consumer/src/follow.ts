@@ -73,7 +73,7 @@ export async function follow(baseUrl: string): Promise<Followed> {
   const boards: { id: string; data: BoardUpdate }[] = [];
   let state = 'idle';
   const events = changes();
-  const latestIs = (initials: string) => () => boards.some((board) => 'latest' in board.data && board.data.latest.initials === initials);
+  const latestIs = (initials: string) => () => boards.some((board) => board.data.latest?.initials === initials);
   const submit = (initials: string) => other.scores.submit.mutate({ game: GAME, initials, value: 100 }, withIdempotencyKey());
 
   const subscription = client.scores.live.subscribe(
@@ -106,7 +106,7 @@ export async function follow(baseUrl: string): Promise<Followed> {
     await events.until(latestIs('AFT'), 10_000, 'board after AFT');
 
     return {
-      boards: boards.map((board) => ({ id: board.id, latest: 'latest' in board.data ? board.data.latest.initials : null })),
+      boards: boards.map((board) => ({ id: board.id, latest: board.data.latest?.initials ?? null })),
       arrivalMs,
       connections: network.streams.length,
       authorizations: network.streams,
