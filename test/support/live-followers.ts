@@ -101,7 +101,7 @@ function summary(received: ReceivedBoard): string {
 }
 
 /** GET /api/scores/stream with the `eventsource` package: it reconnects after `retry` with Last-Event-ID. */
-export function followOverRest(url: string, options: FollowOptions): Follower {
+function followOverRest(url: string, options: FollowOptions): Follower {
   const query = new URLSearchParams({ game: options.game, ...(options.limit ? { limit: String(options.limit) } : {}) });
   const source = new EventSource(`${url}/api/scores/stream?${query}`, { fetch: eventSourceFetch(options.credential) });
   const { follower, received, failed, connected } = collector('rest', () => source.close());
@@ -112,7 +112,7 @@ export function followOverRest(url: string, options: FollowOptions): Follower {
 }
 
 /** scores.live with `@trpc/client`'s httpSubscriptionLink, as the typed client sets it up: it resumes after the last tracked id. */
-export function followOverTrpc(url: string, options: FollowOptions): Follower {
+function followOverTrpc(url: string, options: FollowOptions): Follower {
   const endpoint = `${url}/api/trpc`;
   const client = createTRPCClient<AppRouter>({
     links: [
@@ -123,9 +123,9 @@ export function followOverTrpc(url: string, options: FollowOptions): Follower {
       }),
     ],
   });
-  let subscription: { unsubscribe(): void } | undefined;
-  const { follower, received, failed, connected } = collector('trpc', () => subscription?.unsubscribe());
-  subscription = client.scores.live.subscribe(
+  // close() can only be called once the subscription below exists.
+  const { follower, received, failed, connected } = collector('trpc', () => subscription.unsubscribe());
+  const subscription = client.scores.live.subscribe(
     { game: options.game as never, ...(options.limit ? { limit: options.limit } : {}) },
     {
       onData: (message) => received({ id: message.id, board: message.data as ReceivedBoard['board'] }),
@@ -144,7 +144,7 @@ const LEADERBOARD_SUBSCRIPTION = `subscription Follow($game: Game!, $limit: Int)
 }`;
 
 /** Subscription.leaderboard with `graphql-sse`'s client (distinct connections): it subscribes again when the stream ends. */
-export function followOverGraphql(url: string, options: FollowOptions): Follower {
+function followOverGraphql(url: string, options: FollowOptions): Follower {
   const client = createSseClient({
     url: `${url}/api/graphql`,
     on: { connected: () => connected() },
