@@ -6,6 +6,7 @@ import { request } from './support/http.ts';
 import { nginxInstalled, startNginx, type Nginx } from './support/nginx.ts';
 import { postScore } from './support/scores-client.ts';
 import { openSse } from './support/sse-reader.ts';
+import { FOLLOW } from './support/live-followers.ts';
 import { sendRaw } from './support/raw-http.ts';
 import { postgresUrl } from './support/test-database.ts';
 
@@ -120,6 +121,19 @@ describe.runIf(postgresUrl && nginxInstalled)('three instances behind nginx with
       expect((JSON.parse(update.data!) as { latest: { initials: string } }).latest.initials).toBe('PRX');
     } finally {
       stream.close();
+    }
+  });
+
+  it('follows a board on every transport through the proxy, each client on whichever instance nginx chose, as scores come in', async () => {
+    const followers = (['rest', 'trpc', 'graphql'] as const).flatMap((transport) => [1, 2, 3].map(() => FOLLOW[transport](nginx.url, { game: 'stacker' })));
+    try {
+      await Promise.all(followers.map((follower) => follower.waitFor(() => true)));
+      const submitted = await postScore(nginx.url, { game: 'stacker', initials: 'NGL', value: 31 });
+      expect(submitted.status).toBe(201);
+      // Buffered by nginx, these would arrive only when the streams end, two minutes later.
+      await Promise.all(followers.map((follower) => follower.waitFor((received) => received.board.entries.some((entry) => entry.id === submitted.body.id), { timeoutMs: 2000 })));
+    } finally {
+      for (const follower of followers) follower.close();
     }
   });
 });

@@ -188,3 +188,58 @@ describe('shutdown', () => {
     for (const follower of all) follower.close();
   });
 });
+
+describe('GraphQL: the subscription beside the rules for queries and mutations', () => {
+  const post = (query: string, accept: string) =>
+    fetch(`${server.url}/api/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify({ query }) });
+
+  it('a query asked for as an event stream is still answered as graphql-response JSON', async () => {
+    const response = await post('{ leaderboard(game: demo, limit: 1) { game } }', 'text/event-stream');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/graphql-response+json; charset=utf-8');
+    expect(await response.json()).toEqual({ data: { leaderboard: { game: 'demo' } } });
+  });
+
+  it('a subscription asked for as JSON is a 406 that says how to ask', async () => {
+    const response = await post('subscription { leaderboard(game: demo) { game } }', 'application/graphql-response+json');
+    expect(response.status).toBe(406);
+    expect(response.headers.get('content-type')).toBe('application/graphql-response+json; charset=utf-8');
+    expect(await response.json()).toEqual({ errors: [{ message: 'A subscription is served as GraphQL over SSE: send it with Accept: text/event-stream.' }] });
+  });
+
+  it.each([
+    ['an unknown field', 'subscription { leaderboard(game: demo) { nope } }', 'GRAPHQL_VALIDATION_FAILED'],
+    ['a limit out of range', 'subscription { leaderboard(game: demo, limit: 0) { game } }', 'BAD_USER_INPUT'],
+  ])('%s: one event with the error, then the stream completes, holding no slot', async (_, query, code) => {
+    const response = await post(query, 'text/event-stream');
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain('event: next');
+    expect(text).toContain(`"code":"${code}"`);
+    expect(text).toContain('event: complete');
+    expect(text).not.toContain('"entries"');
+    await vi.waitFor(() => expect(server.app.openStreams.count).toBe(0), { timeout: 5000, interval: 20 });
+  });
+});
+
+describe('tRPC: scores.live input', () => {
+  it('a limit out of range is BAD_REQUEST with its issue, and no board', async () => {
+    const trpc = FOLLOW.trpc(server.url, { game: 'demo', limit: 0 });
+    followers.push(trpc);
+    expect(await trpc.nextError()).toMatchObject({ data: { code: 'BAD_REQUEST', httpStatus: 400, issues: [{ path: 'limit' }] } });
+    expect(trpc.boards).toEqual([]);
+  });
+
+  it('an unusable lastEventId starts over with the current board, as Last-Event-ID does on the REST stream', async () => {
+    await submitScore(server.url, { game: 'runner', initials: 'BAD', value: 3 });
+    const response = await fetch(`${server.url}/api/trpc/scores.live?input=${encodeURIComponent(JSON.stringify({ game: 'runner', lastEventId: 'x1' }))}`, {
+      headers: { accept: 'text/event-stream' },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('"entries"')) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect(text).toContain('BAD');
+  });
+});

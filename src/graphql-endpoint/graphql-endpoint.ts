@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { introspectionFromSchema } from 'graphql';
+import { getOperationAST, introspectionFromSchema, parse } from 'graphql';
 import { createYoga, maskError } from 'graphql-yoga';
 import { AppError } from '../errors/app-error.ts';
 import { toAppError } from '../errors/to-app-error.ts';
@@ -174,8 +174,14 @@ export function createGraphQLEndpoint(log: Logger, streams: EventStreamLimits): 
         return;
       }
     }
-    // GraphQL over SSE (a subscription, or any operation a graphql-sse client sends): Yoga's own transport.
-    const overSse = wantsEventStream(req.headers.accept);
+    // A subscription asked for as an event stream goes over Yoga's own GraphQL over SSE; queries and
+    // mutations keep the graphql-response JSON of docs/spec/SPEC.md, whatever the Accept header says.
+    const subscription = isSubscription(refusal.query, refusal.operationName);
+    const overSse = subscription && wantsEventStream(req.headers.accept);
+    if (subscription && !overSse) {
+      send(res, 406, errors({ message: 'A subscription is served as GraphQL over SSE: send it with Accept: text/event-stream.' }), limitHeaders);
+      return;
+    }
     const stop = new AbortController();
     const response = await yoga.fetch(
       new Request(`http://localhost${GRAPHQL_PATH}`, {
@@ -199,6 +205,17 @@ export function createGraphQLEndpoint(log: Logger, streams: EventStreamLimits): 
       }
     }
     send(res, response.status, await response.text(), headers);
+  }
+}
+
+/** Whether the operation to run is a subscription; a document that does not parse is not (Yoga reports its errors). */
+function isSubscription(query: string, operationName: string | undefined): boolean {
+  // Most documents never name one: no second parse for them.
+  if (!query.includes('subscription')) return false;
+  try {
+    return getOperationAST(parse(query), operationName)?.operation === 'subscription';
+  } catch {
+    return false;
   }
 }
 

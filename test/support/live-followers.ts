@@ -102,7 +102,7 @@ function summary(received: ReceivedBoard): string {
 
 /** GET /api/scores/stream with the `eventsource` package: it reconnects after `retry` with Last-Event-ID. */
 function followOverRest(url: string, options: FollowOptions): Follower {
-  const query = new URLSearchParams({ game: options.game, ...(options.limit ? { limit: String(options.limit) } : {}) });
+  const query = new URLSearchParams({ game: options.game, ...(options.limit !== undefined ? { limit: String(options.limit) } : {}) });
   const source = new EventSource(`${url}/api/scores/stream?${query}`, { fetch: eventSourceFetch(options.credential) });
   const { follower, received, failed, connected } = collector('rest', () => source.close());
   source.addEventListener('open', connected);
@@ -123,10 +123,9 @@ function followOverTrpc(url: string, options: FollowOptions): Follower {
       }),
     ],
   });
-  // close() can only be called once the subscription below exists.
   const { follower, received, failed, connected } = collector('trpc', () => subscription.unsubscribe());
   const subscription = client.scores.live.subscribe(
-    { game: options.game as never, ...(options.limit ? { limit: options.limit } : {}) },
+    { game: options.game as never, ...(options.limit !== undefined ? { limit: options.limit } : {}) },
     {
       onData: (message) => received({ id: message.id, board: message.data as ReceivedBoard['board'] }),
       onError: (error) => failed(error),
@@ -157,7 +156,7 @@ function followOverGraphql(url: string, options: FollowOptions): Follower {
     client.dispose();
   });
   const unsubscribe = client.subscribe<{ leaderboard: ReceivedBoard['board'] }>(
-    { query: LEADERBOARD_SUBSCRIPTION, variables: { game: options.game, ...(options.limit ? { limit: options.limit } : {}) } },
+    { query: LEADERBOARD_SUBSCRIPTION, variables: { game: options.game, ...(options.limit !== undefined ? { limit: options.limit } : {}) } },
     {
       next: (result) => {
         if (result.errors) failed(result.errors);
