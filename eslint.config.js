@@ -8,7 +8,7 @@ const LIBRARY_INTERNALS = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', '.artifacts/', 'src/db/migrations/', 'test/consumer/node_modules/', 'test/consumer/dist/', 'test/openapi-client/dist/'] },
+  { ignores: ['node_modules/', 'dist/', '.data/', '.artifacts/', 'src/db/migrations/', 'test/consumer/node_modules/', 'test/consumer/dist/', 'test/openapi-client/dist/', 'packages/client/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -59,7 +59,7 @@ export default tseslint.config(
             {
               group: ['../*'],
               allowTypeImports: true,
-              message: 'lab-api/client and lab-api/router load in browsers: import the server as a type only.',
+              message: '@lab-api/client and @lab-api/client/router load in browsers: import the server as a type only.',
             },
           ],
         },

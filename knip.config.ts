@@ -11,7 +11,7 @@ const config: KnipConfig = {
   workspaces: {
     '.': {
       entry: [
-        // package.json's exports ("lab-api/router", "lab-api/client") are these files, compiled to dist/client/.
+        // The client package's files (packages/client, @lab-api/client): scripts/build-client.js copies them, compiled, into it.
         'src/client/*.ts',
         // scripts/build.js imports it from dist/ once tsc has compiled it.
         'src/pages/vendor-assets.ts',
@@ -24,7 +24,7 @@ const config: KnipConfig = {
       ],
       ignoreUnresolved: ['./api.js'],
     },
-    // A separate package using lab-api as a frontend would (test/consumer.test.ts installs it).
+    // A separate package using @lab-api/client as a frontend would (test/consumer.test.ts installs it).
     'test/consumer': {
       entry: ['src/main.ts'],
     },

@@ -19,8 +19,8 @@ export async function buildApp(root, outdir = `${root}/dist/public/app`) {
     target: ['chrome111', 'firefox115', 'safari16.4'],
     entryNames: '[name]-[hash]',
     outdir: `${outdir}/assets`,
-    // The page uses the published client entry point, compiled from its source here.
-    alias: { 'lab-api/client': './src/client/create-client.ts' },
+    // The page uses the client package's entry point, compiled from its source here.
+    alias: { '@lab-api/client': './src/client/create-client.ts' },
     metafile: true,
     logLevel: 'warning',
   });

@@ -1,6 +1,7 @@
 // `npm run build` (and `prepare`, so every install builds): compiles src/ to
-// dist/ with tsc, copies what the running service reads besides its code, and
-// writes the vendor assets its pages serve, compressed once here rather than
+// dist/ with tsc, copies what the running service reads besides its code,
+// fills the client package's dist/ (packages/client), and writes the vendor
+// assets its pages serve, compressed once here rather than
 // on every start. Plain JavaScript: it runs before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import { cpSync } from 'node:fs';
@@ -17,6 +18,10 @@ if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 cpSync(`${root}/src/db/migrations`, `${root}/dist/db/migrations`, { recursive: true });
 // The GraphQL thread's code is plain JavaScript, run as it is from src/ and dist/.
 cpSync(`${root}/src/graphql/thread/graphql-worker.js`, `${root}/dist/graphql/thread/graphql-worker.js`);
+
+// The client package (@lab-api/client) from the compiled src/client/.
+const { buildClientPackage } = await import('./build-client.js');
+buildClientPackage(root);
 
 // The leaderboard page served at /, bundled from web/.
 const { buildApp } = await import('./build-app.js');

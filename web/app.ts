@@ -1,4 +1,4 @@
-import { createLabApiClient } from 'lab-api/client';
+import { createLabApiClient } from '@lab-api/client';
 import { apiBase, pointLinksAt } from './api-base.ts';
 import { renderBoard } from './board-view.ts';
 import { GAME_IDS, GAMES, isGameId, renderGameTabs, type GameId } from './game-tabs.ts';

@@ -1,4 +1,4 @@
-import type { RouterOutputs } from 'lab-api/client';
+import type { RouterOutputs } from '@lab-api/client';
 
 export type Leaderboard = RouterOutputs['scores']['top'];
 /** A stream message: the board, and the score that changed it (absent in the first message). */

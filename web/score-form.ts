@@ -1,6 +1,5 @@
-import { isLabApiError, retryAfterSeconds, withIdempotencyKey, type LabApiClient, type RouterInputs, type RouterOutputs } from 'lab-api/client';
+import { isLabApiError, newIdempotencyKey, retryAfterSeconds, withIdempotencyKey, type LabApiClient, type RouterInputs, type RouterOutputs } from '@lab-api/client';
 import { GAME_IDS, GAMES, isGameId, type GameId } from './game-tabs.ts';
-import { newRequestKey } from './request-key.ts';
 
 type NewScore = RouterInputs['scores']['submit'];
 type Score = RouterOutputs['scores']['submit'];
@@ -41,7 +40,7 @@ export function wireScoreForm(elements: FormElements, client: LabApiClient, onSu
       value: elements.value.value === '' ? (undefined as unknown as number) : Number(elements.value.value),
     };
     const body = JSON.stringify(score);
-    const key = unanswered?.body === body ? unanswered.key : newRequestKey();
+    const key = unanswered?.body === body ? unanswered.key : newIdempotencyKey();
     unanswered = { key, body };
     clearErrors();
     elements.submit.disabled = true;

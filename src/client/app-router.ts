@@ -1,4 +1,5 @@
 import type {
+  inferProcedureOutput,
   inferRouterInputs,
   inferRouterOutputs,
   TRPC_ERROR_CODE_KEY,
@@ -42,7 +43,14 @@ function clientViewOf<R extends { _def: { record: object } }>(router: R) {
           : R['_def']['record'][N][P] extends TRPCMutationProcedure<infer D>
             ? TRPCMutationProcedure<{ input: D['input']; output: D['output']; meta: object; errorShape: ErrorShape }>
             : R['_def']['record'][N][P] extends TRPCSubscriptionProcedure<infer D>
-              ? TRPCSubscriptionProcedure<{ input: D['input']; output: D['output']; meta: object; errorShape: ErrorShape }>
+              ? TRPCSubscriptionProcedure<{
+                  input: D['input'];
+                  // What tracked() yields, as the client receives it ({ id, data }), written out: tRPC's
+                  // own name for it is not among @trpc/server's public exports.
+                  output: D['output'] extends AsyncIterable<infer E extends { id: string; data: unknown }> ? AsyncIterable<{ id: string; data: E['data'] }> : D['output'];
+                  meta: object;
+                  errorShape: ErrorShape;
+                }>
               : never;
       };
     }
@@ -54,7 +62,7 @@ function clientViewOf<R extends { _def: { record: object } }>(router: R) {
 const clientView = clientViewOf(undefined as unknown as typeof appRouter);
 
 /**
- * The router type for typed clients: `import type { AppRouter } from 'lab-api/router'`.
+ * The router type for typed clients: `import type { AppRouter } from '@lab-api/client/router'`.
  * Its declaration file names only `@trpc/server`'s types.
  */
 export type AppRouter = typeof clientView;
@@ -68,3 +76,9 @@ type Holds<T extends true> = T;
 // The client's view agrees with the server's router, procedure by procedure: typecheck fails otherwise.
 type _InputsAgree = Holds<Same<RouterInputs, inferRouterInputs<typeof appRouter>>>;
 type _OutputsAgree = Holds<Same<RouterOutputs, inferRouterOutputs<typeof appRouter>>>;
+
+/**
+ * One message of `scores.live` as `onData` gets it in `data`: the leaderboard
+ * (as `scores.top` answers it), and after the first, `latest`, the score that moved it.
+ */
+export type BoardUpdate = inferProcedureOutput<AppRouter['scores']['live']> extends AsyncIterable<{ data: infer Board }> ? Board : never;

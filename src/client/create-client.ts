@@ -1,7 +1,20 @@
-import { createTRPCClient, httpBatchLink, httpLink, splitLink, TRPCClientError, type TRPCClient } from '@trpc/client';
-import type { AppRouter } from './app-router.ts';
+import {
+  createTRPCClient,
+  httpBatchLink,
+  httpLink,
+  httpSubscriptionLink,
+  retryLink,
+  splitLink,
+  TRPCClientError,
+  type TRPCClient,
+} from '@trpc/client';
+import type { AppRouter, RouterInputs, RouterOutputs } from './app-router.ts';
+import { eventSourceOptionsWith, type EventSourceClass } from './event-source.ts';
+import { IDEMPOTENCY_KEY, retriesMutation, SUBMISSION_RETRY_DELAYS_MS, type IdempotentCall } from './idempotency.ts';
 
-export type { AppRouter, RouterInputs, RouterOutputs } from './app-router.ts';
+export type { AppRouter, BoardUpdate, RouterInputs, RouterOutputs } from './app-router.ts';
+export type { EventSourceClass, EventSourceOptions } from './event-source.ts';
+export { newIdempotencyKey, withIdempotencyKey, type IdempotentCall } from './idempotency.ts';
 
 export interface LabApiClientOptions {
   /** Where the service answers, e.g. `https://api.example.com`; `''` for the page's own origin. */
@@ -10,28 +23,38 @@ export interface LabApiClientOptions {
   credential?: string | (() => string | undefined);
   /** Another fetch (a test double of the network, React Native, an instrumented one). */
   fetch?: typeof fetch;
+  /**
+   * The `EventSource` class subscriptions use; by default the runtime's own
+   * (browsers; Node.js 20 has none). Pass the `eventsource` package's class
+   * in Node.js, or wherever subscriptions must carry the credential: it is
+   * sent through that class's `fetch` option. A browser's own EventSource
+   * cannot send headers, so with it subscriptions go anonymous.
+   */
+  EventSource?: EventSourceClass;
 }
 
-export type LabApiClient = TRPCClient<AppRouter>;
-export type LabApiError = TRPCClientError<AppRouter>;
-
-/** tRPC's per-call context key the mutation link turns into an `Idempotency-Key` header. */
-const IDEMPOTENCY_KEY = 'idempotencyKey';
+type Client = TRPCClient<AppRouter>;
 
 /**
- * Call options that send an `Idempotency-Key` with a mutation:
- * `client.scores.submit.mutate(score, withIdempotencyKey(key))`. Reuse the
- * key when retrying after a network error: the service answers a repeat with
- * the first answer instead of storing the score twice.
+ * The typed client: every procedure as `createTRPCClient<AppRouter>` gives
+ * it, except that `scores.submit` requires an Idempotency-Key
+ * (`withIdempotencyKey(key)`): a call without one does not compile, where the
+ * service would refuse it with a 400.
  */
-export function withIdempotencyKey(key: string): { context: Record<string, unknown> } {
-  return { context: { [IDEMPOTENCY_KEY]: key } };
-}
+export type LabApiClient = Omit<Client, 'scores'> & {
+  scores: Omit<Client['scores'], 'submit'> & {
+    submit: { mutate(input: RouterInputs['scores']['submit'], options: IdempotentCall): Promise<RouterOutputs['scores']['submit']> };
+  };
+};
+export type LabApiError = TRPCClientError<AppRouter>;
 
 /**
  * The typed client. Queries made in the same tick go in one batched request
  * (at most 10 calls, the service's cap); every mutation is a request of its
- * own, so that its Idempotency-Key and its rate-limit count are its alone.
+ * own, so that its Idempotency-Key and its rate-limit count are its alone; a
+ * keyed mutation that got no answer, a 503 or a 409 is sent again with the
+ * same key, at most three times (0.5 s, 1 s, 2 s apart); subscriptions go over
+ * Server-Sent Events and resume after the last event seen when they reconnect.
  */
 export function createLabApiClient(options: LabApiClientOptions): LabApiClient {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/api/trpc`;
@@ -40,22 +63,31 @@ export function createLabApiClient(options: LabApiClientOptions): LabApiClient {
     return credential ? { Authorization: `Bearer ${credential}` } : {};
   };
   const transport = options.fetch ? { fetch: options.fetch } : {};
+  const requests = splitLink<AppRouter>({
+    condition: (op) => op.type === 'mutation',
+    true: httpLink({
+      url,
+      ...transport,
+      headers: ({ op }) => {
+        const key = op.context[IDEMPOTENCY_KEY];
+        return { ...authorization(), ...(typeof key === 'string' ? { 'Idempotency-Key': key } : {}) };
+      },
+    }),
+    false: httpBatchLink({ url, ...transport, maxItems: 10, headers: authorization }),
+  });
+  const subscriptions = options.EventSource
+    ? httpSubscriptionLink<AppRouter, EventSourceClass>({
+        url,
+        EventSource: options.EventSource,
+        eventSourceOptions: () => eventSourceOptionsWith(authorization, options.fetch),
+      })
+    : httpSubscriptionLink<AppRouter, typeof EventSource>({ url });
   return createTRPCClient<AppRouter>({
     links: [
-      splitLink({
-        condition: (op) => op.type === 'mutation',
-        true: httpLink({
-          url,
-          ...transport,
-          headers: ({ op }) => {
-            const key = op.context[IDEMPOTENCY_KEY];
-            return { ...authorization(), ...(typeof key === 'string' ? { 'Idempotency-Key': key } : {}) };
-          },
-        }),
-        false: httpBatchLink({ url, ...transport, maxItems: 10, headers: authorization }),
-      }),
+      retryLink({ retry: retriesMutation, retryDelayMs: (attempt) => SUBMISSION_RETRY_DELAYS_MS[attempt - 1] ?? 0 }),
+      splitLink({ condition: (op) => op.type === 'subscription', true: subscriptions, false: requests }),
     ],
-  });
+  }) as LabApiClient;
 }
 
 /** Whether a failed call was answered by the service (or failed on the way: then `error.data` is undefined). */

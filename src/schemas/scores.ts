@@ -72,3 +72,9 @@ export const leaderboardSchema = z
     ),
   })
   .meta({ id: 'Leaderboard', description: 'Best first; ties go to the earlier createdAt' });
+
+/**
+ * A board as scores.live sends it (docs/spec/DECISIONS.md, "Live updates on every
+ * transport"): the leaderboard, and after the first, `latest`, the score that moved it.
+ */
+export const boardUpdateSchema = leaderboardSchema.extend({ latest: scoreSchema.optional() });

@@ -3,7 +3,16 @@ import { toAppError } from '../../errors/to-app-error.ts';
 import { clientIdOf } from '../../procedures/context.ts';
 import { toTRPCError } from '../../procedures/trpc-error.ts';
 import { publicProcedure } from '../../procedures/trpc.ts';
-import { liveBoardInputSchema } from '../../schemas/scores.ts';
+import type { z } from 'zod';
+import { liveBoardInputSchema, type boardUpdateSchema } from '../../schemas/scores.ts';
+import type { LiveBoard } from '../../services/scores/live-boards.ts';
+
+/**
+ * The board typed as its schema says (its `latest` is the score.submitted
+ * event's data, a Score), so that the client package's declarations print it
+ * as a plain object type that names nothing of the server.
+ */
+const asUpdate = (board: LiveBoard) => board as z.output<typeof boardUpdateSchema>;
 
 /**
  * scores.live (docs/spec/DECISIONS.md, "Live updates on every transport"): the board at once,
@@ -20,8 +29,8 @@ export const liveBoardProcedure = publicProcedure.input(liveBoardInputSchema).su
   try {
     release = ctx.liveBoards.reserveSlot(clientIdOf(ctx));
     const { first, moves } = await ctx.liveBoards.follow({ game: input.game, limit: input.limit, lastEventId: input.lastEventId }, following.signal);
-    if (first) yield tracked(String(first.id), first.board);
-    for await (const move of moves) yield tracked(String(move.id), move.board);
+    if (first) yield tracked(String(first.id), asUpdate(first.board));
+    for await (const move of moves) yield tracked(String(move.id), asUpdate(move.board));
   } catch (error) {
     // In tRPC's envelope: too many streams is a 429 the client's link reports; the database out of
     // reach a 503 it retries (resuming), as a REST client comes back after the stream ended.

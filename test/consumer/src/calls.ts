@@ -1,8 +1,19 @@
-// What a frontend writes against lab-api: nothing here may need more than the
-// package's declared entry points, strict mode and skipLibCheck.
+// What a frontend writes against @lab-api/client: nothing here may need more
+// than the package's declared entry points, strict mode and skipLibCheck.
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
-import { createLabApiClient, isLabApiError, retryAfterSeconds, withIdempotencyKey, type RouterInputs, type RouterOutputs } from 'lab-api/client';
-import type { AppRouter } from 'lab-api/router';
+import {
+  createLabApiClient,
+  isLabApiError,
+  newIdempotencyKey,
+  retryAfterSeconds,
+  withIdempotencyKey,
+  type BoardUpdate,
+  type IdempotentCall,
+  type LabApiClient,
+  type RouterInputs,
+  type RouterOutputs,
+} from '@lab-api/client';
+import type { AppRouter } from '@lab-api/client/router';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Expect<T extends true> = T;
@@ -17,6 +28,11 @@ type _Checks = [
   Expect<Equal<RouterOutputs['scores']['submit'], { id: string; game: Game; initials: string; value: number; rank: number; createdAt: string }>>,
   Expect<Equal<RouterInputs['scores']['submit'], { game: Game; initials: string; value: number }>>,
   Expect<Equal<RouterInputs['tasks']['create'], { title: string }>>,
+  // A live board is the leaderboard scores.top answers, and after the first the score that moved it.
+  Expect<Equal<Omit<BoardUpdate, 'latest'>, RouterOutputs['scores']['top']>>,
+  Expect<Equal<BoardUpdate['latest'], RouterOutputs['scores']['submit'] | undefined>>,
+  // A submission's call options are required, and carry the key.
+  Expect<Equal<Parameters<LabApiClient['scores']['submit']['mutate']>[1], IdempotentCall>>,
 ];
 
 /** What the calls returned, for the test that runs this package to compare. */
@@ -30,6 +46,27 @@ export interface Summary {
   notFound: { code: string | undefined; httpStatus: number | undefined };
   badInput: { code: string | undefined; issuePaths: string[] };
   limited: { code: string | undefined; retryAfter: number | undefined };
+  lostAnswer: { initials: string; keys: string[]; replayed: (string | null)[] };
+}
+
+/**
+ * A network that loses the answer to the first submission it carries: the
+ * request reaches the service, which stores the score, and the response
+ * never comes back. What each submission attempt sent and got is recorded.
+ */
+function losingTheFirstAnswer(): { fetch: typeof fetch; keys: string[]; replayed: (string | null)[] } {
+  const seen = { keys: [] as string[], replayed: [] as (string | null)[] };
+  const lossy: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const key = new Headers(init?.headers).get('Idempotency-Key');
+    if (key === null) return response;
+    seen.keys.push(key);
+    seen.replayed.push(response.headers.get('Idempotent-Replayed'));
+    if (seen.keys.length > 1) return response;
+    await response.body?.cancel();
+    throw new TypeError('fetch failed: the answer was lost on the way');
+  };
+  return { fetch: lossy, ...seen };
 }
 
 export async function exercise(baseUrl: string): Promise<Summary> {
@@ -43,10 +80,21 @@ export async function exercise(baseUrl: string): Promise<Summary> {
   const raw = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${baseUrl}/api/trpc` })] });
   const board = await raw.scores.top.query({ game: 'demo', limit: 3 });
 
-  const key = crypto.randomUUID();
+  const key = newIdempotencyKey();
   const score = { game: 'demo', initials: 'TSC', value: 1234 } as const;
   const submitted = await client.scores.submit.mutate(score, withIdempotencyKey(key));
   const again = await client.scores.submit.mutate(score, withIdempotencyKey(key));
+  // @ts-expect-error — a submission without an Idempotency-Key does not compile (the service would answer 400).
+  void (() => client.scores.submit.mutate(score));
+  // @ts-expect-error — call options without the key are not enough either.
+  void (() => client.scores.submit.mutate(score, { signal: AbortSignal.timeout(1_000) }));
+  // @ts-expect-error — nor is a context without it.
+  void (() => client.scores.submit.mutate(score, { context: {} }));
+
+  // The client sends a submission whose answer was lost again by itself, with the same key.
+  const network = losingTheFirstAnswer();
+  const lossyClient = createLabApiClient({ baseUrl, fetch: network.fetch });
+  const recovered = await lossyClient.scores.submit.mutate({ game: 'demo', initials: 'NET', value: 7 }, withIdempotencyKey());
 
   const notFound = await client.tasks.byId.query({ id: '00000000-0000-4000-8000-000000000000' }).catch((error: unknown) => error);
   // @ts-expect-error — 'chess' is not a game: a type error here, and a 400 at run time.
@@ -73,5 +121,6 @@ export async function exercise(baseUrl: string): Promise<Summary> {
     notFound: isLabApiError(notFound) ? { code: notFound.data?.code, httpStatus: notFound.data?.httpStatus } : { code: undefined, httpStatus: undefined },
     badInput: isLabApiError(badInput) ? { code: badInput.data?.code, issuePaths: (badInput.data?.issues ?? []).map((issue) => issue.path) } : { code: undefined, issuePaths: [] },
     limited: isLabApiError(limited) ? { code: limited.data?.code, retryAfter: retryAfterSeconds(limited) } : { code: undefined, retryAfter: undefined },
+    lostAnswer: { initials: recovered.initials, keys: network.keys, replayed: network.replayed },
   };
 }

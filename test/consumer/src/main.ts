@@ -1,5 +1,6 @@
 import { exercise } from './calls.js';
+import { follow } from './follow.js';
 
 const baseUrl = process.argv[2];
 if (!baseUrl) throw new Error('usage: node dist/main.js <base URL of a running lab-api>');
-console.log(JSON.stringify(await exercise(baseUrl)));
+console.log(JSON.stringify({ ...(await exercise(baseUrl)), live: await follow(baseUrl) }));
