@@ -5,6 +5,7 @@ import { submitScore } from '../test/support/scores-client.ts';
 import { serveLeaderboardElsewhere, type StaticSite } from '../test/support/static-site.ts';
 import { startTestServer, type TestServer } from '../test/support/test-server.ts';
 import { watchCsp, type CspWatch } from './csp-watch.ts';
+import { rowsOf, submitThroughForm } from './leaderboard-page.ts';
 
 const SCREENSHOTS = new URL('../.artifacts/screenshots/', import.meta.url);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -45,14 +46,6 @@ async function openPage(url: string, origins: string[]): Promise<{ page: Page; o
   });
   await page.goto(url);
   return { page, offsite, consoleErrors, csp };
-}
-
-const rowsOf = (page: Page, initials: string) => page.locator('#board-entries tr', { has: page.locator('td', { hasText: new RegExp(`^${initials}$`) }) });
-
-async function submitThroughForm(page: Page, initials: string, value: string): Promise<void> {
-  await page.getByLabel('Initials', { exact: true }).fill(initials);
-  await page.getByLabel('Score', { exact: true }).fill(value);
-  await page.getByRole('button', { name: 'Submit score' }).click();
 }
 
 describe('the leaderboard page at /', () => {
