@@ -15,13 +15,14 @@ const LIVE_WITHIN_MS = 3000;
 const BOARD_LENGTH = 10;
 
 /**
- * The sizes issue 31 names, each on a board of its own whose values are the
- * widest its game has: the longest tab name and the biggest counts on the
- * phone, times on the tablet. Phone and tablet are emulated as touch devices
+ * The sizes issue 31 names, and the narrowest common Android phone, each on
+ * a board of its own whose values are the widest its game has: the longest
+ * tab name and the biggest counts on the phones, times on the tablet. Phone and tablet are emulated as touch devices
  * that honour the page's viewport meta.
  */
 const VIEWPORTS: { name: string; width: number; height: number; mobile: boolean; game: GameId }[] = [
   { name: 'phone', width: 390, height: 844, mobile: true, game: 'runner' },
+  { name: 'small phone', width: 360, height: 740, mobile: true, game: 'demo' },
   { name: 'tablet', width: 768, height: 1024, mobile: true, game: 'marble' },
   { name: 'desktop', width: 1280, height: 800, mobile: false, game: 'toppler' },
 ];
@@ -51,6 +52,7 @@ describe.each(VIEWPORTS)('the leaderboard page on a $name, $width × $height', (
   const { name: gameName, max, better } = GAMES[game];
   /** A value that beats the whole board and is still as wide as its values. */
   const best = better === 'higher' ? max : max - BOARD_LENGTH;
+  const screenshot = name.replaceAll(' ', '-');
   let page: Page;
   let csp: CspWatch;
   const consoleErrors: string[] = [];
@@ -79,7 +81,7 @@ describe.each(VIEWPORTS)('the leaderboard page on a $name, $width × $height', (
     await expect.poll(() => page.locator('#board-entries tr').count()).toBe(BOARD_LENGTH);
     await expect(page.getByRole('tab').count()).resolves.toBe(Object.keys(GAMES).length);
     expect(await horizontalOverflow(page)).toEqual([]);
-    await page.screenshot({ path: new URL(`leaderboard-${name}.png`, SCREENSHOTS).pathname, fullPage: true });
+    await page.screenshot({ path: new URL(`leaderboard-${screenshot}.png`, SCREENSHOTS).pathname, fullPage: true });
   });
 
   it('shows the service’s messages next to the fields, still within the width', async () => {
@@ -87,7 +89,7 @@ describe.each(VIEWPORTS)('the leaderboard page on a $name, $width × $height', (
     await page.locator('#score-initials-error', { hasText: 'Three capital letters, A–Z' }).waitFor();
     await page.locator('#score-value-error', { hasText: `At most ${max} for ${gameName}` }).waitFor();
     expect(await horizontalOverflow(page)).toEqual([]);
-    await page.screenshot({ path: new URL(`leaderboard-${name}-validation.png`, SCREENSHOTS).pathname, fullPage: true });
+    await page.screenshot({ path: new URL(`leaderboard-${screenshot}-validation.png`, SCREENSHOTS).pathname, fullPage: true });
   });
 
   it('a score submitted through the form, and one from elsewhere, show on the board', async () => {

@@ -4,7 +4,8 @@ export type Leaderboard = RouterOutputs['scores']['top'];
 /** A stream message: the board, and the score that changed it (absent in the first message). */
 export type BoardUpdate = Leaderboard & { latest?: RouterOutputs['scores']['submit'] };
 
-const day = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const dayThisYear = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
+const dayOtherYear = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 
 /**
@@ -27,11 +28,17 @@ export function unitHeading(unit: string): string {
   return unit.charAt(0).toUpperCase() + unit.slice(1);
 }
 
-/** When a score came, its date and its time each a whole (see app.css: a narrow board wraps between them). */
+/**
+ * When a score came: its date (the year only when it is not this one, which
+ * a board's scores mostly are) and its time, each a whole, so that a narrow
+ * board wraps between them (app.css). The `title` has it in full.
+ */
 function whenCell(createdAt: string): HTMLTableCellElement {
   const at = new Date(createdAt);
+  const day = at.getFullYear() === new Date().getFullYear() ? dayThisYear : dayOtherYear;
   const time = document.createElement('time');
   time.dateTime = createdAt;
+  time.title = `${dayOtherYear.format(at)}, ${clock.format(at)}`;
   const part = (text: string) => {
     const span = document.createElement('span');
     span.textContent = text;
