@@ -14,7 +14,9 @@ import { createLogger, type Logger } from './observability/logger.ts';
 import { DOCS_PATH } from './pages/docs-page.ts';
 import { createStaticContent } from './pages/static-content.ts';
 import { createRequestHandler } from './http/request-handler.ts';
-import { createScoreStreams, type ScoreStreams } from './streams/score-streams.ts';
+import { createScoreStreams } from './streams/score-streams.ts';
+import { OpenStreams } from './http/open-streams.ts';
+import { createLiveBoards } from './services/scores/live-boards.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { collectGarbage } from './runtime/collect-garbage.ts';
 import { ServiceMetrics } from './observability/service-metrics.ts';
@@ -32,9 +34,9 @@ const MAX_HEADER_BYTES = 16 * 1024;
 
 export interface RunningApp {
   server: Server;
-  /** The process's one event poller and its open streams, observable for tests and metrics. */
+  /** The process's one event poller and its open streams (every transport's), observable for tests and metrics. */
   poller: EventPoller;
-  scoreStreams: ScoreStreams;
+  openStreams: OpenStreams;
   /** Where the server listens, e.g. http://127.0.0.1:41234. */
   url: string;
   database: DatabaseHandle;
@@ -66,7 +68,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // that need them wait for them.
   let listening = () => {};
   const afterListening = new Promise<void>((resolve) => (listening = resolve));
-  const graphqlEndpoint = afterListening.then(async () => (await import('./graphql-endpoint/graphql-endpoint.ts')).createGraphQLEndpoint(log));
+  const graphqlEndpoint = afterListening.then(async () => (await import('./graphql-endpoint/graphql-endpoint.ts')).createGraphQLEndpoint(log, streams));
   const openApiJson = afterListening.then(async () => JSON.stringify((await import('./openapi/api-document.ts')).buildApiDocument(appRouter, config.baseUrl)));
   graphqlEndpoint.catch((error: unknown) => log.error({ err: error }, 'GraphQL could not be set up'));
   const graphql: GraphQLEndpoint = async (req, res, request) => (await graphqlEndpoint).endpoint(req, res, request);
@@ -89,7 +91,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const gate = database.gate;
   const metrics = config.metrics
     ? new ServiceMetrics({
-        openScoreStreams: () => scoreStreams.openCount,
+        openScoreStreams: () => openStreams.count,
         ...(gate ? { pool: { inUse: () => gate.connectionsInUse, queued: () => gate.queued } } : {}),
       })
     : undefined;
@@ -108,11 +110,16 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   service.dispatcher = webhooks;
   webhooks.start();
   const poller = new EventPoller(service, config.sse.pollMs, backgroundFailure('event poll failed'));
-  const scoreStreams = createScoreStreams({ service, poller, ...config.sse, log });
+  const openStreams = new OpenStreams();
+  const streams = { clock: service.clock, streamMs: config.sse.streamMs, openStreams };
+  const liveBoards = createLiveBoards({ service, poller, maxStreamsPerClient: config.sse.maxStreamsPerClient });
+  const scoreStreams = createScoreStreams({ service, liveBoards, openStreams, streamMs: config.sse.streamMs, keepAliveMs: config.sse.keepAliveMs, log });
   const handler = createRequestHandler({
     router: appRouter,
     service,
     scoreStreams,
+    liveBoards,
+    streams,
     graphql,
     staticContent: createStaticContent(openApiJson),
     metrics,
@@ -190,7 +197,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Streams would hold their connections open for SSE_STREAM_MS: end them now.
-      scoreStreams.closeAll();
+      openStreams.closeAll();
       poller.stop();
       server.closeIdleConnections();
       const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
@@ -204,5 +211,5 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     })();
     return stopping;
   };
-  return { server, url, database, log, poller, scoreStreams, stop };
+  return { server, url, database, log, poller, openStreams, stop };
 }

@@ -34,7 +34,7 @@ describe('open score streams per client', () => {
       open.push(neighbour);
 
       open.shift()!.close();
-      await vi.waitFor(() => expect(server.app.scoreStreams.openCount).toBe(MAX_STREAMS), { timeout: 5000, interval: 20 });
+      await vi.waitFor(() => expect(server.app.openStreams.count).toBe(MAX_STREAMS), { timeout: 5000, interval: 20 });
       const again = await openSse(streamUrl(), client);
       expect(again.status).toBe(200);
       open.push(again);

@@ -137,12 +137,12 @@ describe('timing on the service\'s clock (the default 10 s and 25 s, no waiting)
       expect(clock.pendingTimers - waitingBefore).toBe(3);
       clock.advance(10_000);
       expect((await stream.next())!.raw).toBe(': keep-alive');
-      expect(timed.app.scoreStreams.openCount).toBe(1);
+      expect(timed.app.openStreams.count).toBe(1);
       clock.advance(15_000);
       expect((await stream.next())!.raw).toBe(': keep-alive');
       expect(await stream.next()).toBeUndefined();
       expect(stream.endedCleanly).toBe(true);
-      expect(timed.app.scoreStreams.openCount).toBe(0);
+      expect(timed.app.openStreams.count).toBe(0);
     } finally {
       stream.close();
       await timed.stop();
@@ -161,7 +161,7 @@ describe('timing (short settings)', () => {
       const rest: string[] = [];
       for (let frame = await stream.next(); frame; frame = await stream.next()) rest.push(frame.raw);
       expect(rest.every((raw) => raw === ': keep-alive')).toBe(true);
-      expect(quick.app.scoreStreams.openCount).toBe(0);
+      expect(quick.app.openStreams.count).toBe(0);
     } finally {
       stream.close();
       await quick.stop();
@@ -206,7 +206,7 @@ describe('one poller per process', () => {
       streams.push(...(await Promise.all(Array.from({ length: 50 }, () => openSse(streamUrl(server, 'game=demo&limit=1'))))));
     }
     await Promise.all(streams.map((stream) => stream.next()));
-    expect(server.app.scoreStreams.openCount).toBe(500);
+    expect(server.app.openStreams.count).toBe(500);
     expect(poller.listenerCount).toBe(500);
     expect(poller.running).toBe(true);
 
@@ -216,7 +216,7 @@ describe('one poller per process', () => {
     expect(poller.queries - before).toBeLessThan(6);
 
     for (const stream of streams) stream.close();
-    await vi.waitFor(() => expect(server.app.scoreStreams.openCount).toBe(0), { timeout: 10000, interval: 20 });
+    await vi.waitFor(() => expect(server.app.openStreams.count).toBe(0), { timeout: 10000, interval: 20 });
     expect(poller.listenerCount).toBe(0);
     await vi.waitFor(() => expect(poller.running).toBe(false), { timeout: 5000, interval: 20 });
   });

@@ -6,6 +6,7 @@ import type {
   TRPCBuiltRouter,
   TRPCMutationProcedure,
   TRPCQueryProcedure,
+  TRPCSubscriptionProcedure,
 } from '@trpc/server';
 import type { appRouter } from '../routers/app-router.ts';
 
@@ -40,7 +41,9 @@ function clientViewOf<R extends { _def: { record: object } }>(router: R) {
           ? TRPCQueryProcedure<{ input: D['input']; output: D['output']; meta: object; errorShape: ErrorShape }>
           : R['_def']['record'][N][P] extends TRPCMutationProcedure<infer D>
             ? TRPCMutationProcedure<{ input: D['input']; output: D['output']; meta: object; errorShape: ErrorShape }>
-            : never;
+            : R['_def']['record'][N][P] extends TRPCSubscriptionProcedure<infer D>
+              ? TRPCSubscriptionProcedure<{ input: D['input']; output: D['output']; meta: object; errorShape: ErrorShape }>
+              : never;
       };
     }
   >;

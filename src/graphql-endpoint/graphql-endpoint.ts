@@ -20,6 +20,7 @@ import { requesterOf, type Context } from '../procedures/context.ts';
 import type { Logger } from '../observability/logger.ts';
 import { parseJsonBody, readBodyText } from '../http/read-json-body.ts';
 import { writeBody } from '../http/write-body.ts';
+import { writeEventStream, type EventStreamLimits } from '../http/event-stream-response.ts';
 import { GRAPHQL_PATH } from './graphql-path.ts';
 
 export const GRAPHQL_CONTENT_TYPE = 'application/graphql-response+json; charset=utf-8';
@@ -72,7 +73,7 @@ export interface GraphQLService {
   close(): Promise<void>;
 }
 
-export function createGraphQLEndpoint(log: Logger): GraphQLService {
+export function createGraphQLEndpoint(log: Logger, streams: EventStreamLimits): GraphQLService {
   const thread = new GraphQLThread(introspectionFromSchema(schema), (error) => log.error({ err: error }, 'the GraphQL thread stopped'));
   const yoga = createYoga<GraphQLContext>({
     schema,
@@ -173,14 +174,23 @@ export function createGraphQLEndpoint(log: Logger): GraphQLService {
         return;
       }
     }
+    // GraphQL over SSE (a subscription, or any operation a graphql-sse client sends): Yoga's own transport.
+    const overSse = wantsEventStream(req.headers.accept);
+    const stop = new AbortController();
     const response = await yoga.fetch(
       new Request(`http://localhost${GRAPHQL_PATH}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+        headers: { 'content-type': 'application/json', accept: overSse ? 'text/event-stream' : 'application/graphql-response+json' },
         body: JSON.stringify(refusal),
+        signal: stop.signal,
       }),
       { ctx: context, validated },
     );
+    if (overSse && response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      for (const [name, value] of Object.entries(limitHeaders)) res.setHeader(name, value);
+      await writeEventStream(res, response, stop, streams);
+      return;
+    }
     const headers: Record<string, string> = { ...limitHeaders };
     if (response.status === 429 || response.status === 503) {
       for (const name of FAILURE_HEADERS) {
@@ -190,6 +200,11 @@ export function createGraphQLEndpoint(log: Logger): GraphQLService {
     }
     send(res, response.status, await response.text(), headers);
   }
+}
+
+/** Whether the client asks for GraphQL over SSE (graphql-sse's distinct connections mode). */
+function wantsEventStream(accept: string | undefined): boolean {
+  return accept?.split(',').some((type) => type.split(';')[0]?.trim().toLowerCase() === 'text/event-stream') ?? false;
 }
 
 function isJson(contentType: string | undefined): boolean {

@@ -9,6 +9,8 @@ export interface GraphQLContext {
   takesTurns?: boolean;
   /** A long document's validation by GraphQL's rules, done in the GraphQL thread (thread/validation-off-thread.ts). */
   validated?: ValidationVerdict;
+  /** The request Yoga serves (its own context field): a subscription ends when its signal aborts. */
+  request: Request;
 }
 
 /** The one Pothos builder; each file under types/ adds one type to it. */
@@ -19,3 +21,4 @@ export const builder = new SchemaBuilder<{ Context: GraphQLContext; DefaultField
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});

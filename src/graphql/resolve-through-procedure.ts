@@ -1,4 +1,4 @@
-import type { AnyTRPCProcedure, inferProcedureOutput } from '@trpc/server';
+import type { AnyTRPCProcedure, inferProcedureOutput, TrackedEnvelope } from '@trpc/server';
 import { problemTypes } from '../errors/problem-types.ts';
 import { toAppError } from '../errors/to-app-error.ts';
 import { EventLoopTurns } from '../lib/event-loop-turns.ts';
@@ -45,6 +45,41 @@ export function throughProcedure<P extends AnyTRPCProcedure>(procedure: P, path:
       // …and so is what graphql-js completes beneath the field, in the microtasks after this returns.
       if (takesTurns) await heavyWorkTurns.take();
       return output;
+    },
+  };
+}
+
+/** What a subscription procedure yields: each message with its event id (tRPC's `tracked`). */
+type TrackedMessages<P extends AnyTRPCProcedure> = inferProcedureOutput<P> extends AsyncIterable<TrackedEnvelope<infer T>> ? T : never;
+
+export interface SubscriptionBinding<P extends AnyTRPCProcedure> {
+  extensions: ProcedureExtension;
+  /** Starts the procedure's subscription with the field's arguments as input; it ends when the request's signal aborts. */
+  subscribe(args: unknown, context: GraphQLContext): AsyncIterable<TrackedMessages<P>>;
+}
+
+/**
+ * A root Subscription field served by a tRPC subscription procedure, the one
+ * /api/trpc serves: its input rules and its per-client stream cap are the
+ * procedure's. GraphQL over SSE has no event ids, so each message's id is
+ * dropped; a client that reconnects starts with the current board.
+ */
+export function throughSubscription<P extends AnyTRPCProcedure>(procedure: P, path: string): SubscriptionBinding<P> {
+  if (procedure._def.type !== 'subscription') throw new Error(`${path}: not a subscription`);
+  return {
+    extensions: { procedure },
+    async *subscribe(args, { ctx, request }) {
+      let messages: AsyncIterable<TrackedEnvelope<TrackedMessages<P>>>;
+      try {
+        messages = (await callProcedure(procedure, { path, type: 'subscription', ctx, getRawInput: async () => args, signal: request.signal })) as never;
+      } catch (thrown) {
+        throw toGraphQLError(toAppError(thrown));
+      }
+      try {
+        for await (const [, message] of messages) yield message;
+      } catch (thrown) {
+        throw toGraphQLError(toAppError(thrown));
+      }
     },
   };
 }

@@ -20,12 +20,17 @@ import { serveRestRoute } from '../rest/rest-adapter.ts';
 import { buildRestRoutes, matchRoute } from '../rest/rest-routes.ts';
 import { SCORE_STREAM_PATH } from '../streams/score-stream-openapi.ts';
 import type { ScoreStreams } from '../streams/score-streams.ts';
+import type { LiveBoards } from '../services/scores/live-boards.ts';
+import type { EventStreamLimits } from './event-stream-response.ts';
 import { serveTrpc, TRPC_PREFIX } from '../trpc/trpc-endpoint.ts';
 
 export interface RequestHandlerOptions {
   router: AnyTRPCRouter;
   service: ServiceContext;
   scoreStreams: ScoreStreams;
+  liveBoards: LiveBoards;
+  /** How a tRPC subscription's stream ends (SSE_STREAM_MS, shutdown). */
+  streams: EventStreamLimits;
   graphql: GraphQLEndpoint;
   /** The pages, their assets and the OpenAPI document, compressed once. */
   staticContent: StaticContent;
@@ -58,7 +63,7 @@ const API_PREFIX = '/api/';
  * anything else to a 404 problem.
  */
 export function createRequestHandler(options: RequestHandlerOptions): RequestHandler {
-  const { router, service, scoreStreams, graphql, staticContent, metrics, cors, baseUrl, trustProxy, log, onResponseClosed } = options;
+  const { router, service, scoreStreams, liveBoards, streams, graphql, staticContent, metrics, cors, baseUrl, trustProxy, log, onResponseClosed } = options;
   const routes = buildRestRoutes(router);
   const writeRequestLine = requestLineWriter(log);
 
@@ -100,6 +105,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       caller,
       clientAddress: clientAddressOf(req, trustProxy),
       response: { headers: {} },
+      liveBoards,
     });
     let ctx: Context | undefined;
 
@@ -108,7 +114,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
         route = TRPC_ROUTE;
         setHeadersOn(res, headers);
         // Credential failures there answer in tRPC's own envelope.
-        await serveTrpc({ router, req, res, pathname, search: queryStart === -1 ? '' : target.slice(queryStart + 1), requestId, createContext: async () => contextFor(await authenticateRequest(service, req)), log });
+        await serveTrpc({ router, req, res, pathname, search: queryStart === -1 ? '' : target.slice(queryStart + 1), requestId, createContext: async () => contextFor(await authenticateRequest(service, req)), streams, log });
         return;
       }
       if (pathname === GRAPHQL_PATH) {

@@ -9,8 +9,10 @@ interface ProcedureDefinition {
 export interface ProcedureCallOptions {
   ctx: object;
   path: string;
-  type: 'query' | 'mutation';
+  type: 'query' | 'mutation' | 'subscription';
   getRawInput: () => Promise<unknown>;
+  /** A subscription's: aborted when its follower goes. */
+  signal?: AbortSignal;
 }
 
 type MiddlewareResult = { ok: true; data: unknown } | { ok: false; error: unknown };
@@ -26,7 +28,7 @@ type MiddlewareResult = { ok: true; data: unknown } | { ok: false; error: unknow
  * for a call of the health check).
  */
 export function callProcedure(procedure: unknown, options: ProcedureCallOptions): Promise<unknown> {
-  const call: Call = { definition: (procedure as { _def: ProcedureDefinition })._def, path: options.path, type: options.type };
+  const call: Call = { definition: (procedure as { _def: ProcedureDefinition })._def, path: options.path, type: options.type, signal: options.signal };
   return run(call, 0, options.ctx, undefined, options.getRawInput).then(resultOf);
 }
 
@@ -34,7 +36,8 @@ export function callProcedure(procedure: unknown, options: ProcedureCallOptions)
 interface Call {
   definition: ProcedureDefinition;
   path: string;
-  type: 'query' | 'mutation';
+  type: 'query' | 'mutation' | 'subscription';
+  signal: AbortSignal | undefined;
 }
 
 function resultOf(result: MiddlewareResult | undefined): unknown {
@@ -56,7 +59,7 @@ function run(call: Call, index: number, ctx: object, input: unknown, getRawInput
       input,
       getRawInput,
       meta: call.definition.meta,
-      signal: undefined,
+      signal: call.signal,
       batchIndex: 0,
       next: (next?: Next) =>
         run(call, index + 1, next?.ctx ? { ...ctx, ...next.ctx } : ctx, next && 'input' in next ? next.input : input, next?.getRawInput ?? getRawInput),

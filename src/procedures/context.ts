@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { credentialsRequired } from '../services/auth/bearer-challenge.ts';
 import type { Caller } from '../services/auth/caller.ts';
 import type { StoredResponse } from '../services/idempotency/idempotency-records.ts';
+import type { LiveBoards } from '../services/scores/live-boards.ts';
 import type { RateLimitOutcome } from '../services/rate-limits/hit-rate-limit.ts';
 import type { LimitName, Requester } from '../services/rate-limits/limit-policies.ts';
 import type { ServiceContext } from '../services/service-context.ts';
@@ -30,6 +31,8 @@ export interface Context {
    * first sent — so it is serialised once and sent byte for byte.
    */
   response: { headers: Record<string, string>; idempotent?: { stored: StoredResponse; replayed: boolean } };
+  /** The process's live leaderboards, which the subscriptions follow. */
+  liveBoards: LiveBoards;
   /** The rate-limit count of this request, when its procedure is limited. */
   rateLimit?: RateLimitOutcome;
   /** Calls counted ahead, by limit: a GraphQL operation's limited fields, counted before it runs. */

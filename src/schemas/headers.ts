@@ -32,18 +32,18 @@ export const idempotencyKeyHeaderSchema = z.object({
 });
 
 /** docs/spec/SPEC.md: a valid Last-Event-ID is a positive safe integer; anything else is read as no Last-Event-ID. */
-export const lastEventIdHeaderSchema = z.object({
-  'last-event-id': z
-    .string()
-    .optional()
-    .transform((value) => {
-      const trimmed = value?.trim();
-      if (trimmed === undefined || !/^[1-9][0-9]*$/.test(trimmed)) return undefined;
-      const id = Number(trimmed);
-      return Number.isSafeInteger(id) ? id : undefined;
-    })
-    .meta({ description: 'Resume after this event id (a positive integer)' }),
-});
+export const lastEventIdSchema = z
+  .string()
+  .optional()
+  .transform((value) => {
+    const trimmed = value?.trim();
+    if (trimmed === undefined || !/^[1-9][0-9]*$/.test(trimmed)) return undefined;
+    const id = Number(trimmed);
+    return Number.isSafeInteger(id) ? id : undefined;
+  })
+  .meta({ description: 'Resume after this event id (a positive integer)' });
+
+export const lastEventIdHeaderSchema = z.object({ 'last-event-id': lastEventIdSchema });
 
 /** docs/spec/SPEC.md, GET /api/tasks/{id}: the representation asked for; anything but 1 or 2 is refused, not read as absent. */
 export const apiVersionHeaderSchema = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GAME_IDS, GAMES } from './games.ts';
 import { PAGE_SIZES, pageSizeSchema } from './page-size.ts';
+import { lastEventIdSchema } from './headers.ts';
 import { text, timestampSchema, uuidSchema } from './text.ts';
 
 const maxima = GAME_IDS.map((game) => `${game} ${GAMES[game].max}`).join(', ');
@@ -45,6 +46,12 @@ export const leaderboardQuerySchema = z.object({
   game: gameSchema,
   limit: pageSizeSchema(PAGE_SIZES.leaderboard),
 });
+
+/**
+ * scores.live (docs/spec/DECISIONS.md, "Live updates on every transport"): a board to follow, and
+ * the event id the client last saw, which tRPC's subscription link sends when it reconnects.
+ */
+export const liveBoardInputSchema = leaderboardQuerySchema.extend({ lastEventId: lastEventIdSchema });
 
 export const leaderboardSchema = z
   .object({

@@ -1,17 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '../errors/app-error.ts';
 import { validationProblem } from '../errors/to-app-error.ts';
-import { SCORE_SUBMITTED } from '../schemas/event-types.ts';
 import { lastEventIdHeaderSchema, readHeader } from '../schemas/headers.ts';
 import { leaderboardQuerySchema } from '../schemas/scores.ts';
-import type { StoredEvent } from '../services/events/event-dispatcher.ts';
-import type { EventBatch, EventPoller } from '../services/events/event-poller.ts';
-import { lastScoreEventInRange } from '../services/events/last-matching-event.ts';
-import { streamStart } from '../services/events/stream-start.ts';
-import { getLeaderboard, type Leaderboard } from '../services/scores/get-leaderboard.ts';
-import type { GameId } from '../schemas/games.ts';
+import type { LiveBoards } from '../services/scores/live-boards.ts';
 import type { ServiceContext } from '../services/service-context.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { OpenStreams } from '../http/open-streams.ts';
 import { numericFieldsOf, queryInput } from '../http/query-input.ts';
 import { sseComment, sseMessage } from './sse-format.ts';
 
@@ -20,16 +14,12 @@ const RETRY_MS = 3000;
 
 const numericQuery = numericFieldsOf(leaderboardQuerySchema);
 
-/** docs/spec/DECISIONS.md, "Score streams": how long a client refused for too many open streams should wait. */
-const STREAMS_RETRY_AFTER_SECONDS = 5;
-
 export interface ScoreStreamsOptions {
   service: ServiceContext;
-  poller: EventPoller;
+  liveBoards: LiveBoards;
+  openStreams: OpenStreams;
   streamMs: number;
   keepAliveMs: number;
-  /** Open streams one client (`key:<id>` or `ip:<address>`) may hold on this instance. */
-  maxStreamsPerClient: number;
   log: Logger;
 }
 
@@ -39,9 +29,6 @@ export interface ScoreStreams {
    * client holds too many already (429), a bad query, the database out of reach.
    */
   serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, client: string): Promise<void>;
-  /** Ends every open stream (shutdown). */
-  closeAll(): void;
-  readonly openCount: number;
 }
 
 /** `X-Accel-Buffering: no` asks a proxy in front (nginx) to pass each event on at once. */
@@ -53,51 +40,14 @@ const STREAM_HEADERS = {
 };
 
 /**
- * GET /api/scores/stream: a thin adapter over the leaderboard and event-log
- * services. Every stream listens to the process's one EventPoller; the
- * per-stream work is only filtering its batches and, when its game moved,
- * one leaderboard read shared by all streams of that board.
+ * GET /api/scores/stream: a thin adapter over the live boards (the board and
+ * its moves, the per-client cap) that writes them as the SPEC's `board`
+ * events, with a keep-alive comment and an end after SSE_STREAM_MS.
  */
-export function createScoreStreams({ service, poller, streamMs, keepAliveMs, maxStreamsPerClient, log }: ScoreStreamsOptions): ScoreStreams {
-  const open = new Set<() => void>();
-  /** Open (or opening) streams per client. */
-  const heldBy = new Map<string, number>();
-
-  /** Takes one of the client's stream slots, or refuses; returns how to give it back (once). */
-  function reserveSlot(client: string): () => void {
-    const held = heldBy.get(client) ?? 0;
-    if (held >= maxStreamsPerClient) {
-      throw new AppError('rate-limited', {
-        detail: `At most ${maxStreamsPerClient} score streams may be open at once per client (SSE_MAX_STREAMS_PER_CLIENT); close one, or retry in ${STREAMS_RETRY_AFTER_SECONDS} seconds.`,
-        headers: { 'Retry-After': String(STREAMS_RETRY_AFTER_SECONDS) },
-      });
-    }
-    heldBy.set(client, held + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (heldBy.get(client) ?? 1) - 1;
-      if (left === 0) heldBy.delete(client);
-      else heldBy.set(client, left);
-    };
-  }
-  const boards = new Map<string, { upTo: number; board: Promise<Leaderboard> }>();
-
-  /** One read per board and poll, however many streams watch it. */
-  function boardAt(game: GameId, limit: number, upTo: number): Promise<Leaderboard> {
-    const key = `${game}:${limit}`;
-    const cached = boards.get(key);
-    if (cached && cached.upTo === upTo) return cached.board;
-    const board = getLeaderboard({ ctx: service, input: { game, limit } });
-    boards.set(key, { upTo, board });
-    board.catch(() => boards.delete(key));
-    return board;
-  }
-
+export function createScoreStreams({ service, liveBoards, openStreams, streamMs, keepAliveMs, log }: ScoreStreamsOptions): ScoreStreams {
   async function serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, client: string): Promise<void> {
     // Like a rate limit, the cap answers before the query is judged.
-    const release = reserveSlot(client);
+    const release = liveBoards.reserveSlot(client);
     try {
       await start(req, res, query, release);
     } catch (error) {
@@ -117,24 +67,20 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, max
       release();
       return;
     }
-    const resumeAfter = readHeader(lastEventIdHeaderSchema, 'last-event-id', req.headers);
+    const lastEventId = readHeader(lastEventIdHeaderSchema, 'last-event-id', req.headers);
 
-    // Read the starting point before answering, so that a database out of
-    // reach is a 503 problem rather than a stream that ends at once. Batches
-    // the poller reports from here on may start after this point: onBatch
-    // closes such a gap with one query.
-    const begin = await streamStart({ ctx: service, input: { lastEventId: resumeAfter } });
-    let lastSeen: number;
-    let first: string;
-    if (begin.resume) {
-      lastSeen = begin.after;
-      first = sseMessage({ retry: RETRY_MS });
-    } else {
-      lastSeen = begin.latest;
-      const board = await getLeaderboard({ ctx: service, input: { game, limit } });
-      first = sseMessage({ event: 'board', id: lastSeen, retry: RETRY_MS, data: JSON.stringify(board) });
+    // The starting point is read before answering, so that a database out of
+    // reach is a 503 problem rather than a stream that ends at once.
+    const following = new AbortController();
+    let followed;
+    try {
+      followed = await liveBoards.follow({ game, limit, lastEventId }, following.signal);
+    } catch (error) {
+      following.abort();
+      throw error;
     }
     if (res.destroyed) {
+      following.abort();
       release();
       return;
     }
@@ -156,54 +102,24 @@ export function createScoreStreams({ service, poller, streamMs, keepAliveMs, max
       closed = true;
       keepAlive.cancel();
       endOfStream.cancel();
-      unsubscribe();
-      open.delete(close);
+      following.abort();
+      forget();
       release();
       res.end();
     };
-
-    let queue: Promise<void> = Promise.resolve();
-    const enqueue = (work: () => Promise<void>) => {
-      queue = queue.then(() => (closed ? undefined : work())).catch((error: unknown) => {
-        log.error({ err: error }, 'score stream failed; ending it so the client resumes');
-        close();
-      });
-    };
-    // A failed poll ends the stream cleanly: the client comes back after
-    // `retry` with Last-Event-ID and misses nothing.
-    const unsubscribe = poller.subscribe(
-      (batch) => enqueue(() => onBatch(batch)),
-      () => close(),
-    );
-    open.add(close);
+    const forget = openStreams.add(close);
     res.on('close', close);
-    write(first);
+    const { first } = followed;
+    write(first ? sseMessage({ event: 'board', id: first.id, retry: RETRY_MS, data: JSON.stringify(first.board) }) : sseMessage({ retry: RETRY_MS }));
 
-    async function onBatch(batch: EventBatch): Promise<void> {
-      if (batch.upTo <= lastSeen) return;
-      let latest: StoredEvent | undefined;
-      // Behind the poller (a resumed stream, or one that started before it): one query covers the gap.
-      if (batch.after > lastSeen) {
-        latest = await lastScoreEventInRange({ ctx: service, input: { game, after: lastSeen, upTo: batch.after } });
-      }
-      for (const event of batch.events) {
-        if (event.id > lastSeen && event.type === SCORE_SUBMITTED && event.data.game === game) latest = event;
-      }
-      if (latest) {
-        const board = await boardAt(game, limit, batch.upTo);
-        write(sseMessage({ event: 'board', id: batch.upTo, data: JSON.stringify({ ...board, latest: latest.data }) }));
-      }
-      lastSeen = batch.upTo;
+    // A failed poll ends the stream cleanly: the client comes back after `retry` with Last-Event-ID and misses nothing.
+    try {
+      for await (const move of followed.moves) write(sseMessage({ event: 'board', id: move.id, data: JSON.stringify(move.board) }));
+    } catch (error) {
+      log.error({ err: error }, 'score stream failed; ending it so the client resumes');
     }
+    close();
   }
 
-  return {
-    serve,
-    closeAll: () => {
-      for (const close of [...open]) close();
-    },
-    get openCount() {
-      return open.size;
-    },
-  };
+  return { serve };
 }

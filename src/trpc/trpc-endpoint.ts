@@ -11,6 +11,8 @@ import type { Logger } from '../observability/logger.ts';
 import { MAX_BODY_BYTES, readBodyText } from '../http/read-json-body.ts';
 import { trpcResponseHeaders } from './trpc-response-headers.ts';
 import { serveSingleQuery, singleQueryOf } from './trpc-single-query.ts';
+import { isSubscription, serveSubscription } from './trpc-subscription.ts';
+import type { EventStreamLimits } from '../http/event-stream-response.ts';
 import { writeTrpcEnvelope } from './write-trpc-envelope.ts';
 
 export const TRPC_PREFIX = '/api/trpc/';
@@ -48,6 +50,8 @@ export async function serveTrpc(options: {
   search: string;
   requestId: string;
   createContext: () => Promise<Context>;
+  /** How a subscription's stream ends (SSE_STREAM_MS, shutdown). */
+  streams: EventStreamLimits;
   log: Logger;
 }): Promise<void> {
   const { router, req, res, pathname, requestId, log } = options;
@@ -74,7 +78,12 @@ export async function serveTrpc(options: {
     writeTrpcError(res, router, refusal, REFUSAL_HEADERS[refusal.code] ?? {});
     return;
   }
-  const singleQuery = singleQueryOf(router, req, pathname.slice(TRPC_PREFIX.length), query);
+  const path = pathname.slice(TRPC_PREFIX.length);
+  if (req.method === 'GET' && isSubscription(router, path)) {
+    await serveSubscription({ router, req, res, path, ctx, limits: options.streams, onError: logFailure });
+    return;
+  }
+  const singleQuery = singleQueryOf(router, req, path, query);
   if (singleQuery) {
     await serveSingleQuery({ router, res, call: singleQuery, ctx, onError: (error, path) => logFailure(error, path) });
     return;
@@ -83,7 +92,7 @@ export async function serveTrpc(options: {
     router,
     req,
     res,
-    path: pathname.slice(TRPC_PREFIX.length),
+    path,
     maxBodySize: MAX_BODY_BYTES,
     createContext: async () => ctx,
     // The headers a procedure or its failure carries (RateLimit, Retry-After, WWW-Authenticate).

@@ -1,8 +1,9 @@
+import { liveBoardProcedure } from '../../routers/scores/live-board.ts';
 import { topScoresProcedure } from '../../routers/scores/top-scores.ts';
 import type { Leaderboard } from '../../services/scores/get-leaderboard.ts';
 import { PAGE_SIZES } from '../../schemas/page-size.ts';
 import { builder } from '../builder.ts';
-import { throughProcedure } from '../resolve-through-procedure.ts';
+import { throughProcedure, throughSubscription } from '../resolve-through-procedure.ts';
 import { GameType } from './game.ts';
 import { ScoreEntryType } from './score-entry.ts';
 
@@ -28,5 +29,21 @@ builder.queryFields((t) => ({
     },
     extensions: top.extensions,
     resolve: (_root, args, context) => top.resolve(args, context),
+  }),
+}));
+
+const live = throughSubscription(liveBoardProcedure, 'scores.live');
+
+builder.subscriptionFields((t) => ({
+  leaderboard: t.field({
+    type: LeaderboardType,
+    description: "A game's best scores, best first: the board at once, then after each score for the game (GraphQL over SSE)",
+    args: {
+      game: t.arg({ type: GameType, required: true }),
+      limit: t.arg.int({ defaultValue: PAGE_SIZES.leaderboard.default, description: PAGE_SIZES.leaderboard.description }),
+    },
+    extensions: live.extensions,
+    subscribe: (_root, args, context) => live.subscribe(args, context),
+    resolve: (board) => board,
   }),
 }));
