@@ -31,9 +31,14 @@ afterAll(async () => {
 
 /**
  * A page that records console errors, any request leaving the two origins
- * (nothing may come from a CDN) and what its Content-Security-Policy refuses.
+ * (nothing may come from a CDN) and what its Content-Security-Policy refuses;
+ * `beforeVisit` starts watching anything else before the page loads.
  */
-async function openPage(url: string, origins: string[]): Promise<{ page: Page; offsite: string[]; consoleErrors: string[]; csp: CspWatch }> {
+async function openPage(
+  url: string,
+  origins: string[],
+  beforeVisit: (page: Page) => Promise<void> = async () => {},
+): Promise<{ page: Page; offsite: string[]; consoleErrors: string[]; csp: CspWatch }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const csp = await watchCsp(page);
   const offsite: string[] = [];
@@ -44,6 +49,7 @@ async function openPage(url: string, origins: string[]): Promise<{ page: Page; o
   page.on('console', (message) => {
     if (message.type() === 'error') consoleErrors.push(message.text());
   });
+  await beforeVisit(page);
   await page.goto(url);
   return { page, offsite, consoleErrors, csp };
 }
@@ -171,10 +177,21 @@ describe('the same page served from another origin', () => {
   });
 
   it('reads the boards, follows them live and submits through CORS', async () => {
-    const { page, offsite, consoleErrors } = await openPage(`${site.url}/#stacker`, [site.url, api.url]);
+    // The page follows the board through the typed client's subscription, not the REST stream.
     const streamRequests: Promise<Record<string, string>>[] = [];
-    page.on('request', (request) => {
-      if (request.url().startsWith(`${api.url}/api/scores/stream`)) streamRequests.push(request.allHeaders());
+    const restStreamRequests: string[] = [];
+    // The ids of the boards the page received, as the browser's DevTools see each event-stream message.
+    const boardIds: number[] = [];
+    const { page, offsite, consoleErrors } = await openPage(`${site.url}/#stacker`, [site.url, api.url], async (page) => {
+      page.on('request', (request) => {
+        if (request.url().startsWith(`${api.url}/api/trpc/scores.live?`)) streamRequests.push(request.allHeaders());
+        if (request.url().startsWith(`${api.url}/api/scores/stream`)) restStreamRequests.push(request.url());
+      });
+      const devtools = await page.context().newCDPSession(page);
+      devtools.on('Network.eventSourceMessageReceived', (message) => {
+        if (message.eventName === 'message') boardIds.push(Number(message.eventId));
+      });
+      await devtools.send('Network.enable');
     });
     try {
       expect(new URL(site.url).origin).not.toBe(new URL(api.url).origin);
@@ -190,17 +207,21 @@ describe('the same page served from another origin', () => {
       await page.getByText(/Stored: XOR is number \d+ on Stacker\./).waitFor();
       await rowsOf(page, 'XOR').first().waitFor({ timeout: LIVE_WITHIN_MS });
 
-      // The stream ended: EventSource comes back with Last-Event-ID (a preflighted header across origins) and only newer updates follow.
+      // The stream ended: EventSource comes back with Last-Event-ID (a preflighted header across origins) and only newer boards follow.
       const lastEventIds = async () => (await Promise.all(streamRequests)).map((headers) => headers['last-event-id']).filter((id) => id !== undefined);
       await expect.poll(lastEventIds, { timeout: 10_000 }).not.toEqual([]);
       expect(Number((await lastEventIds())[0])).toBeGreaterThan(0);
       await submitScore(api.url, { game: 'stacker', initials: 'RES', value: 77 });
       await rowsOf(page, 'RES').first().waitFor({ timeout: LIVE_WITHIN_MS });
+      // Across the reconnections no board was repeated: each came after the last one seen.
+      expect(boardIds.length).toBeGreaterThanOrEqual(4);
+      expect(boardIds).toEqual([...new Set(boardIds)].sort((a, b) => a - b));
 
       // Errors and their messages cross origins too.
       await submitThroughForm(page, 'XOR', '501');
       await page.locator('#score-value-error', { hasText: 'At most 500 for Stacker' }).waitFor();
       expect(consoleErrors.filter((text) => /CORS|Access-Control/i.test(text))).toEqual([]);
+      expect(restStreamRequests).toEqual([]);
       expect(offsite).toEqual([]);
       await page.screenshot({ path: new URL('leaderboard-other-origin.png', SCREENSHOTS).pathname });
     } finally {

@@ -3,7 +3,7 @@ import { apiBase, pointLinksAt } from './api-base.ts';
 import { renderBoard, unitHeading } from './board-view.ts';
 import { GAME_IDS, GAMES, isGameId, renderGameTabs, type GameId } from './game-tabs.ts';
 import { wireScoreForm } from './score-form.ts';
-import { followBoard, type StreamState } from './score-stream.ts';
+import { createLiveClient, followBoard, type StreamState } from './score-stream.ts';
 
 const STATE_TEXT: Record<StreamState, string> = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' };
 
@@ -16,6 +16,7 @@ function element<T extends HTMLElement>(id: string): T {
 const base = apiBase();
 pointLinksAt(base);
 const client = createLabApiClient({ baseUrl: base });
+const liveClient = createLiveClient(base);
 
 const board = {
   title: element('board-title'),
@@ -54,7 +55,7 @@ const selectGame = renderGameTabs(element('game-tabs'), element('board-panel'), 
   board.valueHeading.textContent = unitHeading(GAMES[game].unit);
   board.entries.replaceChildren();
   board.empty.hidden = true;
-  current = { game, stop: followBoard(base, game, (update) => renderBoard(board, update), showState) };
+  current = { game, stop: followBoard(liveClient, game, (update) => renderBoard(board, update), showState) };
   form.showGame(game);
   history.replaceState(null, '', `#${game}`);
 });

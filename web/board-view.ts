@@ -1,8 +1,11 @@
 import type { RouterOutputs } from 'lab-api/client';
 
-export type Leaderboard = RouterOutputs['scores']['top'];
-/** A stream message: the board, and the score that changed it (absent in the first message). */
-export type BoardUpdate = Leaderboard & { latest?: RouterOutputs['scores']['submit'] };
+/**
+ * A message of `scores.live`: the board, and the score that changed it
+ * (absent in the first message), as the typed client gives it (each comes
+ * `tracked`, with its event id beside it).
+ */
+export type BoardUpdate = RouterOutputs['scores']['live'] extends AsyncIterable<{ data: infer Board }> ? Board : never;
 
 const dayThisYear = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
 const dayOtherYear = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
