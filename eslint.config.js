@@ -8,7 +8,7 @@ const LIBRARY_INTERNALS = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', '.artifacts/', 'src/db/migrations/', 'test/consumer/node_modules/', 'test/consumer/dist/'] },
+  { ignores: ['node_modules/', 'dist/', '.data/', '.artifacts/', 'src/db/migrations/', 'test/consumer/node_modules/', 'test/consumer/dist/', 'test/openapi-client/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -19,7 +19,10 @@ const config: KnipConfig = {
         'web/app.ts',
         // The comparison servers bench/run.ts and bench/profile.ts start by path.
         'bench/reference/*.ts',
+        // A REST user's program (test/openapi.client.test.ts copies it and generates its ./api.js).
+        'test/openapi-client/src/main.ts',
       ],
+      ignoreUnresolved: ['./api.js'],
     },
     // A separate package using lab-api as a frontend would (test/consumer.test.ts installs it).
     'test/consumer': {

@@ -7,9 +7,9 @@ import { useTestServer } from './support/test-server.ts';
 interface Operation {
   deprecated?: boolean;
   security?: Record<string, string[]>[];
-  parameters?: { in: string; name: string }[];
+  parameters?: { in: string; name: string; schema?: Record<string, unknown> }[];
   requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
-  responses: Record<string, { headers?: Record<string, { schema?: { const?: string } }>; content?: Record<string, unknown> }>;
+  responses: Record<string, { headers?: Record<string, { schema?: { const?: string; enum?: string[] } }>; content?: Record<string, { schema?: Record<string, unknown> }> }>;
 }
 interface Document {
   openapi: string;
@@ -88,6 +88,26 @@ describe('GET /api/openapi.json', () => {
     expect(names(op('/api/tasks/{id}', 'delete'))).toContain('if-match');
     expect(op('/api/tasks/{id}', 'patch').requestBody!.content['application/json']!.schema.additionalProperties).toBe(false);
     expect(op('/api/tasks', 'post').requestBody!.content['application/json']!.schema.additionalProperties).toBe(false);
+  });
+
+  it('describes the done filter as the boolean a query string carries as true or false, for generated clients', () => {
+    for (const path of ['/api/tasks', '/api/v2/tasks']) {
+      const done = op(path, 'get').parameters?.find((parameter) => parameter.name === 'done');
+      expect(done, path).toMatchObject({ in: 'query', schema: { type: 'boolean' } });
+      expect(done?.schema, path).not.toHaveProperty('enum');
+    }
+  });
+
+  it('says which versions a task read offers, which is the default, and that its body is one of the two', () => {
+    const read = op('/api/tasks/{id}', 'get');
+    const apiVersion = read.parameters?.find((parameter) => parameter.name === 'api-version');
+    expect(apiVersion).toMatchObject({ in: 'header', schema: { type: 'string', enum: ['1', '2'], default: '1' } });
+    expect(apiVersion).not.toHaveProperty('required', true);
+    expect(read.responses['200']!.headers!['API-Version']!.schema).toEqual({ type: 'string', enum: ['1', '2'] });
+    expect(read.responses['200']!.content!['application/json']!.schema).toMatchObject({
+      oneOf: [{ $ref: '#/components/schemas/Task' }, { $ref: '#/components/schemas/TaskV2' }],
+      description: expect.stringContaining('API-Version'),
+    });
   });
 
   it('declares the HTTP bearer scheme and which operations need it, with their scope', () => {

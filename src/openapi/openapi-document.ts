@@ -95,7 +95,10 @@ function correctResponses(
       }
     : {};
   const ownHeaders = Object.fromEntries(
-    Object.entries(http.responseHeaders ?? {}).map(([name, own]) => [name, header(own.description, { type: 'string' }, own.required ?? false)]),
+    Object.entries(http.responseHeaders ?? {}).map(([name, own]) => [
+      name,
+      header(own.description, own.values ? { type: 'string', enum: [...own.values] } : { type: 'string' }, own.required ?? false),
+    ]),
   );
 
   const success = responses['200'];

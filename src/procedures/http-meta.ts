@@ -18,5 +18,13 @@ export interface HttpMeta {
   /** Headers sent with the same value on the route's successful responses only. */
   successHeaders?: Record<string, string>;
   /** Headers the procedure sets itself, documented in the OpenAPI document. */
-  responseHeaders?: Record<string, { description: string; required?: boolean }>;
+  responseHeaders?: Record<
+    string,
+    {
+      description: string;
+      required?: boolean;
+      /** The only values it takes, when they are few (documented as an enum). */
+      values?: readonly string[];
+    }
+  >;
 }

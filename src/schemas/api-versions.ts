@@ -1,3 +1,6 @@
+/** docs/spec/SPEC.md, "Versioning": the task representations `API-Version` selects; the first is the default. */
+export const TASK_VERSIONS = ['1', '2'] as const;
+
 /**
  * docs/spec/SPEC.md, "Versioning": the retired version 0 list keeps working and says so in
  * its headers; the policy page quotes the same dates.

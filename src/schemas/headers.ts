@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseEntityTagList } from '../lib/entity-tag.ts';
+import { TASK_VERSIONS } from './api-versions.ts';
 
 /**
  * Request headers with a rule: each schema documents the header in the
@@ -48,8 +49,8 @@ export const lastEventIdHeaderSchema = z.object({ 'last-event-id': lastEventIdSc
 /** docs/spec/SPEC.md, GET /api/tasks/{id}: the representation asked for; anything but 1 or 2 is refused, not read as absent. */
 export const apiVersionHeaderSchema = z.object({
   'api-version': z
-    .enum(['1', '2'])
-    .default('1')
+    .enum(TASK_VERSIONS)
+    .default(TASK_VERSIONS[0])
     .meta({ description: 'Representation version: 1 (Task, the default) or 2 (TaskV2)' }),
 });
 

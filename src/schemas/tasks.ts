@@ -29,6 +29,21 @@ export const taskV2Schema = z
   })
   .meta({ id: 'TaskV2', description: 'A task (version 2 representation)' });
 
+/**
+ * GET /api/tasks/{id}: the representation its API-Version header chose. A body
+ * matches exactly one of the two (Task has `done`, TaskV2 `status` and
+ * `links`), so the document says oneOf; no field names the version, so there
+ * is no discriminator to give, and OpenAPI cannot tie a response schema to a
+ * request header: the description and the API-Version response header say which.
+ */
+export const taskOfVersionSchema = z.union([taskSchema, taskV2Schema]).meta({
+  description: 'Task when API-Version is 1 or absent, TaskV2 when it is 2; the API-Version response header names the one sent',
+  override: ({ jsonSchema }) => {
+    jsonSchema.oneOf = jsonSchema.anyOf;
+    delete jsonSchema.anyOf;
+  },
+});
+
 export const newTaskSchema = z.strictObject({
   title: titleSchema,
   done: z.boolean().optional().meta({ description: 'Defaults to false' }),
@@ -57,7 +72,15 @@ export const listTasksQuerySchema = z
   .object({
     done: z
       .enum(['true', 'false'])
-      .meta({ description: 'Only done (true) or only open (false) tasks' })
+      .meta({
+        description: 'Only done (true) or only open (false) tasks; any other value is refused (422)',
+        // A boolean in a query string is the text `true` or `false`, exactly what this accepts:
+        // described as one, a generated client takes `done: false` and writes `done=false`.
+        override: ({ jsonSchema }) => {
+          delete jsonSchema.enum;
+          jsonSchema.type = 'boolean';
+        },
+      })
       .optional(),
     limit: pageSizeSchema(PAGE_SIZES.taskPage),
     cursor: z.string().max(200).meta({ description: 'A nextCursor value from an earlier page' }).optional(),

@@ -12,16 +12,18 @@ import { liveBoardInputSchema } from '../../schemas/scores.ts';
  * does on GET /api/scores/stream. No REST path: that is the stream itself.
  */
 export const liveBoardProcedure = publicProcedure.input(liveBoardInputSchema).subscription(async function* ({ ctx, input, signal }) {
-  const release = ctx.liveBoards.reserveSlot(clientIdOf(ctx));
   const following = new AbortController();
   const stop = () => following.abort();
   signal?.addEventListener('abort', stop, { once: true });
+  let release = () => {};
   try {
+    release = ctx.liveBoards.reserveSlot(clientIdOf(ctx));
     const { first, moves } = await ctx.liveBoards.follow({ game: input.game, limit: input.limit, lastEventId: input.lastEventId }, following.signal);
     if (first) yield tracked(String(first.id), first.board);
     for await (const move of moves) yield tracked(String(move.id), move.board);
   } catch (error) {
-    // The database out of reach is a 503 the client's link retries (resuming), like the REST stream's end.
+    // In tRPC's envelope: too many streams is a 429 the client's link reports; the database out of
+    // reach a 503 it retries (resuming), as a REST client comes back after the stream ended.
     throw toTRPCError(toAppError(error));
   } finally {
     signal?.removeEventListener('abort', stop);

@@ -1,10 +1,10 @@
-import { z } from 'zod';
 import { AppError } from '../../errors/app-error.ts';
 import { getTask } from '../../services/tasks/get-task.ts';
 import { toTaskV1, toTaskV2 } from '../../services/tasks/task-representation.ts';
 import { publicProcedure } from '../../procedures/trpc.ts';
 import { apiVersionHeaderSchema, ifNoneMatchHeaderSchema } from '../../schemas/headers.ts';
-import { taskIdInputSchema, taskSchema, taskV2Schema } from '../../schemas/tasks.ts';
+import { TASK_VERSIONS } from '../../schemas/api-versions.ts';
+import { taskIdInputSchema, taskOfVersionSchema } from '../../schemas/tasks.ts';
 
 export const getTaskProcedure = publicProcedure
   .meta({
@@ -19,11 +19,11 @@ export const getTaskProcedure = publicProcedure
     http: {
       entityTag: true,
       fixedHeaders: { Vary: 'API-Version' },
-      responseHeaders: { 'API-Version': { description: 'The version used: 1 or 2', required: true } },
+      responseHeaders: { 'API-Version': { description: 'The version used: 1 or 2', required: true, values: TASK_VERSIONS } },
     },
   })
   .input(taskIdInputSchema)
-  .output(z.union([taskSchema, taskV2Schema]))
+  .output(taskOfVersionSchema)
   .query(async ({ ctx, input }) => {
     const version = apiVersionHeaderSchema.safeParse({ 'api-version': ctx.request.headers['api-version'] });
     if (!version.success) {
