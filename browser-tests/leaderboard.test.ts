@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitScore } from '../test/support/scores-client.ts';
+import { openSse } from '../test/support/sse-reader.ts';
 import { serveLeaderboardElsewhere, type StaticSite } from '../test/support/static-site.ts';
 import { startTestServer, type TestServer } from '../test/support/test-server.ts';
 import { watchCsp, type CspWatch } from './csp-watch.ts';
@@ -225,6 +226,33 @@ describe('the same page served from another origin', () => {
       expect(offsite).toEqual([]);
       await page.screenshot({ path: new URL('leaderboard-other-origin.png', SCREENSHOTS).pathname });
     } finally {
+      await page.close();
+    }
+  });
+});
+
+describe('the page when the service refuses its subscription', () => {
+  // One stream per client: a stream this test holds (from the same address) leaves the page none.
+  let api: TestServer;
+  beforeAll(async () => {
+    api = await startTestServer({ env: { SSE_POLL_MS: '100', SSE_MAX_STREAMS_PER_CLIENT: '1' } });
+  });
+  afterAll(() => api?.stop());
+
+  it('says it is reconnecting, and follows the board once a stream is free again', async () => {
+    const held = await openSse(`${api.url}/api/scores/stream?game=runner`);
+    await held.nextMatching((frame) => frame.event === 'board');
+    const { page } = await openPage(`${api.url}/#runner`, [api.url]);
+    try {
+      await page.locator('#stream-status[data-state="reconnecting"]').waitFor();
+      await expect(page.locator('#board-entries tr').count()).resolves.toBe(0);
+      held.close();
+      // The page opens a fresh subscription 5 s after the refusal.
+      await page.locator('#stream-status[data-state="live"]').waitFor({ timeout: 10_000 });
+      await submitScore(api.url, { game: 'runner', initials: 'BAK', value: 5 });
+      await rowsOf(page, 'BAK').first().waitFor({ timeout: LIVE_WITHIN_MS });
+    } finally {
+      held.close();
       await page.close();
     }
   });
