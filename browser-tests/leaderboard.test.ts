@@ -2,9 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitScore } from '../test/support/scores-client.ts';
+import { openSse } from '../test/support/sse-reader.ts';
 import { serveLeaderboardElsewhere, type StaticSite } from '../test/support/static-site.ts';
 import { startTestServer, type TestServer } from '../test/support/test-server.ts';
 import { watchCsp, type CspWatch } from './csp-watch.ts';
+import { rowsOf, submitThroughForm } from './leaderboard-page.ts';
 
 const SCREENSHOTS = new URL('../.artifacts/screenshots/', import.meta.url);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -30,9 +32,14 @@ afterAll(async () => {
 
 /**
  * A page that records console errors, any request leaving the two origins
- * (nothing may come from a CDN) and what its Content-Security-Policy refuses.
+ * (nothing may come from a CDN) and what its Content-Security-Policy refuses;
+ * `beforeVisit` starts watching anything else before the page loads.
  */
-async function openPage(url: string, origins: string[]): Promise<{ page: Page; offsite: string[]; consoleErrors: string[]; csp: CspWatch }> {
+async function openPage(
+  url: string,
+  origins: string[],
+  beforeVisit: (page: Page) => Promise<void> = async () => {},
+): Promise<{ page: Page; offsite: string[]; consoleErrors: string[]; csp: CspWatch }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const csp = await watchCsp(page);
   const offsite: string[] = [];
@@ -43,16 +50,9 @@ async function openPage(url: string, origins: string[]): Promise<{ page: Page; o
   page.on('console', (message) => {
     if (message.type() === 'error') consoleErrors.push(message.text());
   });
+  await beforeVisit(page);
   await page.goto(url);
   return { page, offsite, consoleErrors, csp };
-}
-
-const rowsOf = (page: Page, initials: string) => page.locator('#board-entries tr', { has: page.locator('td', { hasText: new RegExp(`^${initials}$`) }) });
-
-async function submitThroughForm(page: Page, initials: string, value: string): Promise<void> {
-  await page.getByLabel('Initials', { exact: true }).fill(initials);
-  await page.getByLabel('Score', { exact: true }).fill(value);
-  await page.getByRole('button', { name: 'Submit score' }).click();
 }
 
 describe('the leaderboard page at /', () => {
@@ -178,10 +178,21 @@ describe('the same page served from another origin', () => {
   });
 
   it('reads the boards, follows them live and submits through CORS', async () => {
-    const { page, offsite, consoleErrors } = await openPage(`${site.url}/#stacker`, [site.url, api.url]);
+    // The page follows the board through the typed client's subscription, not the REST stream.
     const streamRequests: Promise<Record<string, string>>[] = [];
-    page.on('request', (request) => {
-      if (request.url().startsWith(`${api.url}/api/scores/stream`)) streamRequests.push(request.allHeaders());
+    const restStreamRequests: string[] = [];
+    // The ids of the boards the page received, as the browser's DevTools see each event-stream message.
+    const boardIds: number[] = [];
+    const { page, offsite, consoleErrors } = await openPage(`${site.url}/#stacker`, [site.url, api.url], async (page) => {
+      page.on('request', (request) => {
+        if (request.url().startsWith(`${api.url}/api/trpc/scores.live?`)) streamRequests.push(request.allHeaders());
+        if (request.url().startsWith(`${api.url}/api/scores/stream`)) restStreamRequests.push(request.url());
+      });
+      const devtools = await page.context().newCDPSession(page);
+      devtools.on('Network.eventSourceMessageReceived', (message) => {
+        if (message.eventName === 'message') boardIds.push(Number(message.eventId));
+      });
+      await devtools.send('Network.enable');
     });
     try {
       expect(new URL(site.url).origin).not.toBe(new URL(api.url).origin);
@@ -197,20 +208,51 @@ describe('the same page served from another origin', () => {
       await page.getByText(/Stored: XOR is number \d+ on Stacker\./).waitFor();
       await rowsOf(page, 'XOR').first().waitFor({ timeout: LIVE_WITHIN_MS });
 
-      // The stream ended: EventSource comes back with Last-Event-ID (a preflighted header across origins) and only newer updates follow.
+      // The stream ended: EventSource comes back with Last-Event-ID (a preflighted header across origins) and only newer boards follow.
       const lastEventIds = async () => (await Promise.all(streamRequests)).map((headers) => headers['last-event-id']).filter((id) => id !== undefined);
       await expect.poll(lastEventIds, { timeout: 10_000 }).not.toEqual([]);
       expect(Number((await lastEventIds())[0])).toBeGreaterThan(0);
       await submitScore(api.url, { game: 'stacker', initials: 'RES', value: 77 });
       await rowsOf(page, 'RES').first().waitFor({ timeout: LIVE_WITHIN_MS });
+      // Across the reconnections no board was repeated: each came after the last one seen.
+      expect(boardIds.length).toBeGreaterThanOrEqual(4);
+      expect(boardIds).toEqual([...new Set(boardIds)].sort((a, b) => a - b));
 
       // Errors and their messages cross origins too.
       await submitThroughForm(page, 'XOR', '501');
       await page.locator('#score-value-error', { hasText: 'At most 500 for Stacker' }).waitFor();
       expect(consoleErrors.filter((text) => /CORS|Access-Control/i.test(text))).toEqual([]);
+      expect(restStreamRequests).toEqual([]);
       expect(offsite).toEqual([]);
       await page.screenshot({ path: new URL('leaderboard-other-origin.png', SCREENSHOTS).pathname });
     } finally {
+      await page.close();
+    }
+  });
+});
+
+describe('the page when the service refuses its subscription', () => {
+  // One stream per client: a stream this test holds (from the same address) leaves the page none.
+  let api: TestServer;
+  beforeAll(async () => {
+    api = await startTestServer({ env: { SSE_POLL_MS: '100', SSE_MAX_STREAMS_PER_CLIENT: '1' } });
+  });
+  afterAll(() => api?.stop());
+
+  it('says it is reconnecting, and follows the board once a stream is free again', async () => {
+    const held = await openSse(`${api.url}/api/scores/stream?game=runner`);
+    await held.nextMatching((frame) => frame.event === 'board');
+    const { page } = await openPage(`${api.url}/#runner`, [api.url]);
+    try {
+      await page.locator('#stream-status[data-state="reconnecting"]').waitFor();
+      await expect(page.locator('#board-entries tr').count()).resolves.toBe(0);
+      held.close();
+      // The page opens a fresh subscription 5 s after the refusal.
+      await page.locator('#stream-status[data-state="live"]').waitFor({ timeout: 10_000 });
+      await submitScore(api.url, { game: 'runner', initials: 'BAK', value: 5 });
+      await rowsOf(page, 'BAK').first().waitFor({ timeout: LIVE_WITHIN_MS });
+    } finally {
+      held.close();
       await page.close();
     }
   });

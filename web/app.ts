@@ -1,6 +1,6 @@
 import { createLabApiClient } from '@lab-api/client';
 import { apiBase, pointLinksAt } from './api-base.ts';
-import { renderBoard } from './board-view.ts';
+import { renderBoard, unitHeading } from './board-view.ts';
 import { GAME_IDS, GAMES, isGameId, renderGameTabs, type GameId } from './game-tabs.ts';
 import { wireScoreForm } from './score-form.ts';
 import { followBoard, type StreamState } from './score-stream.ts';
@@ -17,7 +17,13 @@ const base = apiBase();
 pointLinksAt(base);
 const client = createLabApiClient({ baseUrl: base });
 
-const board = { title: element('board-title'), caption: element('board-caption'), entries: element('board-entries'), empty: element('board-empty') };
+const board = {
+  title: element('board-title'),
+  caption: element('board-caption'),
+  valueHeading: element('board-value-heading'),
+  entries: element('board-entries'),
+  empty: element('board-empty'),
+};
 const status = element('stream-status');
 const showState = (state: StreamState) => {
   status.textContent = STATE_TEXT[state];
@@ -43,11 +49,12 @@ const fromHash = location.hash.slice(1);
 const selectGame = renderGameTabs(element('game-tabs'), element('board-panel'), isGameId(fromHash) ? fromHash : GAME_IDS[0], (game) => {
   if (current?.game === game) return;
   current?.stop();
-  // The new game's name at once: the previous game's must not stand above the new board while it loads.
+  // The new game's name and unit at once: the previous game's must not stand above the new board while it loads.
   board.title.textContent = GAMES[game].name;
+  board.valueHeading.textContent = unitHeading(GAMES[game].unit);
   board.entries.replaceChildren();
   board.empty.hidden = true;
-  current = { game, stop: followBoard(base, game, (update) => renderBoard(board, update), showState) };
+  current = { game, stop: followBoard(client, game, (update) => renderBoard(board, update), showState) };
   form.showGame(game);
   history.replaceState(null, '', `#${game}`);
 });

@@ -1,42 +1,52 @@
-import type { BoardUpdate } from './board-view.ts';
+import type { BoardUpdate, LabApiClient } from '@lab-api/client';
 import type { GameId } from './game-tabs.ts';
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting';
 
-/** After the service refused a stream (429, restart), a fresh one is opened after this long. */
+/** After the service refused a subscription (429 at the stream cap, a restart), a fresh one is opened after this long. */
 const REOPEN_AFTER_MS = 5000;
+/** The board's length, as the page has always shown it. */
+const BOARD_LIMIT = 10;
 
 /**
- * Follows one game's board over /api/scores/stream. EventSource itself
- * reconnects when the service ends a stream (every 25 s) and sends
- * Last-Event-ID, so only newer updates follow; when the service refuses a
- * reconnection, EventSource gives up, and a fresh stream (with a whole board
- * first) is opened a little later.
+ * Follows one game's board through the `scores.live` subscription. Each
+ * board comes with its event id (tRPC's `tracked`): when the service ends a
+ * stream (every SSE_STREAM_MS) or the network drops, EventSource reconnects
+ * by itself and sends the last id as Last-Event-ID, so only newer boards
+ * follow. When the service refuses a reconnection the subscription fails,
+ * and a fresh one (with a whole board first) is opened a little later.
  */
-export function followBoard(base: string, game: GameId, onBoard: (board: BoardUpdate) => void, onState: (state: StreamState) => void): () => void {
-  let source: EventSource | undefined;
+export function followBoard(client: LabApiClient, game: GameId, onBoard: (board: BoardUpdate) => void, onState: (state: StreamState) => void): () => void {
+  let subscription: { unsubscribe(): void } | undefined;
   let reopen: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
 
   function open(): void {
     onState('connecting');
-    source = new EventSource(`${base}/api/scores/stream?game=${game}&limit=10`);
-    source.addEventListener('open', () => onState('live'));
-    source.addEventListener('board', (event) => {
-      onState('live');
-      onBoard(JSON.parse((event as MessageEvent<string>).data) as BoardUpdate);
-    });
-    source.addEventListener('error', () => {
-      if (stopped) return;
-      onState('reconnecting');
-      if (source?.readyState === EventSource.CLOSED) reopen = setTimeout(open, REOPEN_AFTER_MS);
-    });
+    subscription = client.scores.live.subscribe(
+      { game, limit: BOARD_LIMIT },
+      {
+        onStarted: () => onState('live'),
+        onData: ({ data }) => {
+          onState('live');
+          onBoard(data);
+        },
+        onConnectionStateChange: (state) => {
+          if (state.state === 'connecting' && state.error) onState('reconnecting');
+        },
+        onError: () => {
+          if (stopped) return;
+          onState('reconnecting');
+          reopen = setTimeout(open, REOPEN_AFTER_MS);
+        },
+      },
+    );
   }
 
   open();
   return () => {
     stopped = true;
     clearTimeout(reopen);
-    source?.close();
+    subscription?.unsubscribe();
   };
 }

@@ -15,7 +15,7 @@ export const LEADERBOARD_POLICY: PagePolicy = {
   'style-src': ["'self'"],
   // The page's icon, an SVG written into web/index.html as a data: URL.
   'img-src': ['data:'],
-  // tRPC calls and the score stream (EventSource).
+  // tRPC calls, and the scores.live subscription (EventSource).
   'connect-src': ["'self'"],
 };
 
