@@ -85,6 +85,15 @@ describe('GraphiQL follows a board over GraphQL over SSE', () => {
     await expect.poll(() => server.app.openStreams.count, { timeout: 5_000, interval: 20 }).toBe(0);
   });
 
+  it('underlines a misspelt field as the user types it, and the page\'s policy lets the editor draw the underline', async () => {
+    await page.locator('.graphiql-query-editor .view-lines').click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.insertText('subscription { leaderbord(game: demo) { game } }');
+    await page.locator('.graphiql-query-editor .squiggly-error').first().waitFor();
+    // Monaco draws the underline as a data: image: refused, the user would see no mark.
+    expect(await csp.probe()).toEqual({ probeRefused: true, probeRan: false, violations: [] });
+  });
+
   it('logged no console error and its Content-Security-Policy refused nothing', async () => {
     expect(await csp.probe()).toEqual({ probeRefused: true, probeRan: false, violations: [] });
     // The probe's own refusal is the one error line the console may hold.
