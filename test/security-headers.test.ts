@@ -182,7 +182,8 @@ const EXPECTED: Record<(typeof PAGES)[number], Record<string, (string | RegExp)[
     'script-src': ["'self'"],
     // Monaco and GraphiQL add <style> elements as they render.
     'style-src': ["'self'", "'unsafe-inline'"],
-    'img-src': ["'self'"],
+    // Monaco underlines errors in the editor with data: SVGs.
+    'img-src': ["'self'", 'data:'],
     // Its fonts (Monaco's icons among them) are data: URLs inside graphiql.css.
     'font-src': ['data:'],
     'connect-src': ["'self'"],

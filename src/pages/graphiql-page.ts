@@ -52,8 +52,8 @@ export const GRAPHIQL_POLICY: PagePolicy = {
   // attributes as they render (editor lines, codicons, scroll locks), whose
   // text changes with the content, so no hash can name them.
   'style-src': ["'self'", "'unsafe-inline'"],
-  // The favicon.
-  'img-src': ["'self'"],
+  // The favicon; and Monaco's underlines of errors and warnings in the editor, data: SVGs in the <style> it writes.
+  'img-src': ["'self'", 'data:'],
   // Its fonts (Monaco's icon font among them) are data: URLs inside graphiql.css.
   'font-src': ['data:'],
   // POST /api/graphql.
