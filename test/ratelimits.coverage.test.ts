@@ -45,6 +45,8 @@ const EXPECTED: Record<string, string | null> = {
   'limits.demo': 'demo',
   'scores.top': null,
   'scores.submit': 'score-submit',
+  // Like GET /api/scores/stream: no windowed limit, the per-client stream cap (live-boards.test.ts).
+  'scores.live': null,
   'webhooks.create': 'webhook-writes',
   'webhooks.list': null,
   'webhooks.get': null,
@@ -69,7 +71,7 @@ describe('every operation, on every transport, counts against the limit DECISION
 
   it('every GraphQL root field resolves through one of those procedures, so it is counted as they are', () => {
     const byProcedure = new Map(Object.entries(procedures).map(([path, procedure]) => [procedure, path]));
-    const fields = [schema.getQueryType()!, schema.getMutationType()!].flatMap((root) =>
+    const fields = [schema.getQueryType()!, schema.getMutationType()!, schema.getSubscriptionType()!].flatMap((root) =>
       Object.values(root.getFields()).map((field) => {
         const procedure = (field.extensions as Partial<ProcedureExtension>).procedure;
         return [`${root.name}.${field.name}`, procedure ? byProcedure.get(procedure as never) : undefined];
@@ -80,6 +82,7 @@ describe('every operation, on every transport, counts against the limit DECISION
       'Query.task': 'tasks.byId',
       'Query.leaderboard': 'scores.top',
       'Mutation.createTask': 'tasks.create',
+      'Subscription.leaderboard': 'scores.live',
     });
   });
 });
