@@ -36,17 +36,24 @@ describe('GET /docs', () => {
 });
 
 describe('GET /graphiql', () => {
-  it('serves GraphiQL loading its own assets, posting to /api/graphql', async () => {
+  it('serves GraphiQL loading its own assets, with a fetcher for /api/graphql', async () => {
     const response = await request<string>(`${server.url}/graphiql`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(externalReferences(response.text)).toEqual([]);
-    // Started by a script of its own after the bundle, not an inline one.
-    expect(response.text).toContain('<script src="/graphiql/assets/graphiql.js"></script>\n  <script src="/graphiql/assets/start.js"></script>');
+    // Started by a script of its own after the bundle and graphql-sse's client, not an inline one.
+    expect(response.text).toContain(
+      '<script src="/graphiql/assets/graphiql.js"></script>\n  <script src="/graphiql/assets/graphql-sse.js"></script>\n  <script src="/graphiql/assets/start.js"></script>',
+    );
     const start = await request<string>(`${server.url}/graphiql/assets/start.js`);
     expect(start.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(start.text).toContain('"endpoint":"/api/graphql"');
-    expect(start.text).toContain('"method":"POST"');
+    expect(start.text).toContain('fetcher: graphiqlFetcher("/api/graphql")');
+    // graphql-sse's browser build, from the installed package: the global the fetcher's subscriptions use.
+    const client = await request<string>(`${server.url}/graphiql/assets/graphql-sse.js`);
+    expect(client.status).toBe(200);
+    expect(client.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(client.text).toContain('graphqlSse');
+    expect(client.text).toContain('createClient');
   });
 });
 

@@ -6,6 +6,7 @@ import { compressBody, type CompressedBody } from '../http/compressed-body.ts';
 
 const require = createRequire(import.meta.url);
 const swaggerUiFolder = dirname(require.resolve('swagger-ui-dist/package.json'));
+const graphqlSseFolder = dirname(require.resolve('graphql-sse/package.json'));
 const versionOf = (name: string) => (require(`${name}/package.json`) as { version: string }).version;
 
 /**
@@ -38,6 +39,8 @@ const dataUrlBytes = (url: string) => Buffer.from(url.slice(url.indexOf(',') + 1
 
 export const GRAPHIQL_ASSETS = '/graphiql/assets/';
 export const DOCS_ASSETS = '/docs/assets/';
+/** graphql-sse's browser build (its `graphqlSse` global): GraphiQL's subscriptions (graphiql-fetcher.ts). */
+export const GRAPHQL_SSE_ASSET = `${GRAPHIQL_ASSETS}graphql-sse.js`;
 /** Monaco asks for its workers by these labels. */
 export const GRAPHIQL_WORKERS = ['editorWorkerService', 'json', 'graphql'] as const;
 
@@ -69,6 +72,13 @@ export const VENDOR_ASSETS: readonly VendorAsset[] = [
   fromGraphiql('editorWorkerService.worker.js', JS, (module) => Buffer.from(module.editorWorkerService)),
   fromGraphiql('json.worker.js', JS, (module) => Buffer.from(module.jsonWorker)),
   fromGraphiql('graphql.worker.js', JS, (module) => Buffer.from(module.graphqlWorker)),
+  {
+    path: GRAPHQL_SSE_ASSET,
+    file: 'graphiql/graphql-sse.js',
+    contentType: JS,
+    origin: `graphql-sse@${versionOf('graphql-sse')}`,
+    source: async () => readFileSync(join(graphqlSseFolder, 'umd', 'graphql-sse.min.js')),
+  },
 ];
 
 /**
