@@ -118,20 +118,19 @@ describe('the leaderboard page at /', () => {
     await page.screenshot({ path: new URL('leaderboard-validation.png', SCREENSHOTS).pathname });
   });
 
-  it('a retry after a network error sends the same Idempotency-Key, and the score is stored once', async () => {
+  it('the client retries a submission whose answer was lost with the same Idempotency-Key, and the score is stored once', async () => {
     const keys: string[] = [];
-    let dropAnswer = true;
+    let answersToDrop = 1;
     await page.route('**/api/trpc/scores.submit', async (route) => {
       keys.push(route.request().headers()['idempotency-key'] ?? '');
-      if (!dropAnswer) return route.continue();
+      if (answersToDrop === 0) return route.continue();
       // The service stores the score, but its answer never reaches the page.
-      dropAnswer = false;
+      answersToDrop--;
       await route.fetch();
       await route.abort('failed');
     });
     await submitThroughForm(page, 'NET', '31337');
-    await page.getByText('The service could not be reached. Submit again to retry').waitFor();
-    await page.getByRole('button', { name: 'Submit score' }).click();
+    // The typed client sends it again by itself (0.5 s later), with the same key: the stored answer comes back.
     await page.getByText(/Stored: NET is number \d+/).waitFor();
     await page.unroute('**/api/trpc/scores.submit');
     expect(keys).toHaveLength(2);
@@ -139,6 +138,28 @@ describe('the leaderboard page at /', () => {
     expect(keys[1]).toBe(keys[0]);
     await rowsOf(page, 'NET').first().waitFor();
     await expect(rowsOf(page, 'NET').count()).resolves.toBe(1);
+  });
+
+  it('when every retry of the client failed too, submitting again sends the same Idempotency-Key, and the score is stored once', async () => {
+    const keys: string[] = [];
+    // The first attempt and the client's three retries all lose their answers.
+    let answersToDrop = 4;
+    await page.route('**/api/trpc/scores.submit', async (route) => {
+      keys.push(route.request().headers()['idempotency-key'] ?? '');
+      if (answersToDrop === 0) return route.continue();
+      answersToDrop--;
+      await route.fetch();
+      await route.abort('failed');
+    });
+    await submitThroughForm(page, 'NTW', '31338');
+    await page.getByText('The service could not be reached. Submit again to retry').waitFor();
+    await page.getByRole('button', { name: 'Submit score' }).click();
+    await page.getByText(/Stored: NTW is number \d+/).waitFor();
+    await page.unroute('**/api/trpc/scores.submit');
+    expect(keys).toHaveLength(5);
+    expect(new Set(keys).size).toBe(1);
+    await rowsOf(page, 'NTW').first().waitFor();
+    await expect(rowsOf(page, 'NTW').count()).resolves.toBe(1);
   });
 
   it('says how long to wait after a 429', async () => {
