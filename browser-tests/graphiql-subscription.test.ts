@@ -1,10 +1,10 @@
-import { chromium, type Browser, type Page, type Request } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
+import { launchChromium } from './chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitScore } from '../test/support/scores-client.ts';
 import { startTestServer, type TestServer } from '../test/support/test-server.ts';
 import { watchCsp, type CspWatch } from './csp-watch.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** docs/spec/DECISIONS.md, "Live updates on every transport": the subscription a GraphiQL user runs. */
 const SUBSCRIPTION = 'subscription { leaderboard(game: demo, limit: 3) { game entries { initials value } } }';
@@ -22,10 +22,7 @@ const graphqlRequests: { method: string; accept: string | undefined; body: strin
 
 beforeAll(async () => {
   server = await startTestServer();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   csp = await watchCsp(page);
   page.on('console', (message) => {

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page, type Response, type Worker } from 'playwright-core';
+import type { Browser, Page, Response, Worker } from 'playwright-core';
+import { launchChromium } from './chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTask } from '../test/support/tasks-client.ts';
 import { startTestServer, type TestServer } from '../test/support/test-server.ts';
@@ -7,7 +8,6 @@ import { watchCsp, type CspWatch } from './csp-watch.ts';
 
 /** Where the screenshots go (git-ignored). */
 const SCREENSHOTS = new URL('../.artifacts/screenshots/', import.meta.url);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let server: TestServer;
 let browser: Browser;
@@ -18,10 +18,7 @@ const offsite: string[] = [];
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   server = await startTestServer();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   csp = await watchCsp(page);
   // Nothing may come from outside the service: note any request that tries.

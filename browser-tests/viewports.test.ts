@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import type { Browser, ConsoleMessage, Page } from 'playwright-core';
+import { launchChromium } from './chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GAMES, type GameId } from '../src/schemas/games.ts';
 import { submitScore } from '../test/support/scores-client.ts';
@@ -9,7 +10,6 @@ import { horizontalOverflow } from './horizontal-overflow.ts';
 import { rowsOf, submitThroughForm } from './leaderboard-page.ts';
 
 const SCREENSHOTS = new URL('../.artifacts/screenshots/', import.meta.url);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** The bound for a score from elsewhere to show on an open page. */
 const LIVE_WITHIN_MS = 3000;
 const BOARD_LENGTH = 10;
@@ -33,10 +33,7 @@ let browser: Browser;
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   server = await startTestServer({ env: { SSE_POLL_MS: '100' } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
