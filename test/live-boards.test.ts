@@ -207,10 +207,8 @@ describe('GraphQL: the subscription beside the rules for queries and mutations',
     expect(await response.json()).toEqual({ errors: [{ message: 'A subscription is served as GraphQL over SSE: send it with Accept: text/event-stream.' }] });
   });
 
-  it.each([
-    ['an unknown field', 'subscription { leaderboard(game: demo) { nope } }', 'GRAPHQL_VALIDATION_FAILED'],
-    ['a limit out of range', 'subscription { leaderboard(game: demo, limit: 0) { game } }', 'BAD_USER_INPUT'],
-  ])('%s: one event with the error, then the stream completes, holding no slot', async (_, query, code) => {
+  it('a limit out of range: one event with the error, then the stream completes, holding no slot', async () => {
+    const [query, code] = ['subscription { leaderboard(game: demo, limit: 0) { game } }', 'BAD_USER_INPUT'];
     const response = await post(query, 'text/event-stream');
     expect(response.status).toBe(200);
     const text = await response.text();
@@ -219,6 +217,52 @@ describe('GraphQL: the subscription beside the rules for queries and mutations',
     expect(text).toContain('event: complete');
     expect(text).not.toContain('"entries"');
     await vi.waitFor(() => expect(server.app.openStreams.count).toBe(0), { timeout: 5000, interval: 20 });
+  });
+});
+
+describe('GraphQL: a subscription refused before it starts is answered as any operation is, a 400 in graphql-response JSON', () => {
+  const ROOT_CONDITIONAL = 'The root field of a subscription cannot be skipped or included conditionally (@skip, @include).';
+  // A document past 500 characters is validated in the GraphQL thread first: the same answer.
+  const long = (query: string) => `${query}\n${'#'.repeat(600)}`;
+
+  it.each([
+    ['an unknown field', 'subscription { leaderboard(game: demo) { nope } }', undefined, 'Cannot query field "nope" on type "Leaderboard". Did you mean "name"?'],
+    ['a root field skipped', 'subscription { leaderboard(game: demo) @skip(if: true) { game } }', undefined, ROOT_CONDITIONAL],
+    ['a root field included by a variable', 'subscription($s: Boolean!) { leaderboard(game: demo) @include(if: $s) { game } }', { s: true }, ROOT_CONDITIONAL],
+    ['the same, in a long document', long('subscription($s: Boolean!) { leaderboard(game: demo) @skip(if: $s) { game } }'), { s: false }, ROOT_CONDITIONAL],
+    ['a root field skipped through a fragment', 'subscription { ...F } fragment F on Subscription { leaderboard(game: demo) @include(if: false) { game } }', undefined, ROOT_CONDITIONAL],
+  ])('%s', async (_, query, variables, message) => {
+    const response = await fetch(`${server.url}/api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query, variables }),
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toBe('application/graphql-response+json; charset=utf-8');
+    const body = (await response.json()) as { errors: { message: string; extensions?: { code?: string } }[] };
+    expect(body.errors.map((error) => [error.message, error.extensions?.code])).toEqual([[message, 'GRAPHQL_VALIDATION_FAILED']]);
+    expect(server.app.openStreams.count).toBe(0);
+  });
+});
+
+describe('CORS on the subscriptions', () => {
+  it('with CORS_ORIGINS a list, scores.live and Subscription.leaderboard echo a listed Origin and vary by it', async () => {
+    const listed = await startTestServer({ env: { ...LIVE_ENV, CORS_ORIGINS: 'https://app.example.com' } });
+    try {
+      const origin = { Origin: 'https://app.example.com', accept: 'text/event-stream' };
+      const answers = await Promise.all([
+        fetch(`${listed.url}/api/trpc/scores.live?input=${encodeURIComponent('{"game":"demo"}')}`, { headers: origin }),
+        fetch(`${listed.url}/api/graphql`, { method: 'POST', headers: { ...origin, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'subscription { leaderboard(game: demo) { game } }' }) }),
+      ]);
+      for (const answer of answers) {
+        expect(answer.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        expect(answer.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+        expect(answer.headers.get('vary')?.split(',').map((field) => field.trim().toLowerCase())).toContain('origin');
+        await answer.body?.cancel();
+      }
+    } finally {
+      await listed.stop();
+    }
   });
 });
 
@@ -253,6 +297,20 @@ describe('tRPC: odd requests for scores.live', () => {
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET');
     expect(response.body.error.data.code).toBe('METHOD_NOT_SUPPORTED');
+  });
+
+  it('by a percent-encoded name (scores%2Elive, as tRPC reads it): the same subscription, counted and ended as the others', async () => {
+    const brief = await startTestServer({ env: { ...LIVE_ENV, SSE_STREAM_MS: '1000' } });
+    try {
+      const response = await fetch(`${brief.url}/api/trpc/scores%2Elive?${input({ game: 'demo' })}`, { headers: { accept: 'text/event-stream' }, signal: AbortSignal.timeout(10_000) });
+      expect(response.status).toBe(200);
+      expect(brief.app.openStreams.count).toBe(1);
+      // Ended by the service after SSE_STREAM_MS (the body completes), not held open until the client goes.
+      expect(await response.text()).toContain('"entries"');
+      await vi.waitFor(() => expect(brief.app.openStreams.count).toBe(0), { timeout: 5000, interval: 20 });
+    } finally {
+      await brief.stop();
+    }
   });
 
   it('in a batch: 400 BAD_REQUEST in JSON, no stream', async () => {

@@ -14,6 +14,7 @@ import { GraphQLThread } from '../graphql/thread/graphql-thread.ts';
 import { validationOffThread } from '../graphql/thread/validation-off-thread.ts';
 import { logResolverFailures } from '../graphql/log-resolver-failures.ts';
 import { rulesAfterValidation } from '../graphql/rules-after-validation.ts';
+import { subscriptionRootFirst } from '../graphql/subscription-root-rule.ts';
 import { schema } from '../graphql/schema.ts';
 import { hitRateLimit, rateLimitHeaders } from '../services/rate-limits/hit-rate-limit.ts';
 import { requesterOf, type Context } from '../procedures/context.ts';
@@ -87,6 +88,8 @@ export function createGraphQLEndpoint(log: Logger, streams: EventStreamLimits): 
       countLimitedFields((ctx, error) => log.error({ reqId: ctx.requestId, err: error }, 'graphql limit count failed')),
       heavyOperationsTakeTurns(),
       validationOffThread,
+      // After the thread's plugin: its answer replaces the thread's verdict.
+      subscriptionRootFirst,
       introspectionOffThread(thread),
       // After the thread's plugin: it writes the answer the thread's fields are part of.
       answerInPieces(heavyWorkTurns),
@@ -186,7 +189,9 @@ export function createGraphQLEndpoint(log: Logger, streams: EventStreamLimits): 
     const response = await yoga.fetch(
       new Request(`http://localhost${GRAPHQL_PATH}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: overSse ? 'text/event-stream' : 'application/graphql-response+json' },
+        // JSON first: a subscription refused before it starts (validation, depth, cost, variables) is answered
+        // as any operation is, a 400 in graphql-response JSON; only one that runs becomes an event stream.
+        headers: { 'content-type': 'application/json', accept: overSse ? 'application/graphql-response+json, text/event-stream' : 'application/graphql-response+json' },
         body: JSON.stringify(refusal),
         signal: stop.signal,
       }),

@@ -20,18 +20,28 @@ function unexpectedCause(error: GraphQLError): unknown {
 
 /**
  * docs/spec/DECISIONS.md, "Every 500": a resolver that failed unexpectedly is logged once,
- * with the request id, before Yoga masks it in the answer.
+ * with the request id, before Yoga masks it in the answer — a subscription's too.
  */
 export function logResolverFailures(log: (ctx: Context, error: unknown, path: readonly (string | number)[] | undefined) => void): Plugin<GraphQLContext> {
+  const logFailures = (ctx: Context, errors: readonly GraphQLError[] | undefined) => {
+    for (const error of errors ?? []) {
+      const cause = unexpectedCause(error);
+      if (cause !== undefined) log(ctx, cause, error.path);
+    }
+  };
   return {
     onExecute: () => ({
       onExecuteDone({ args, result }) {
-        if (!('errors' in result) || !result.errors) return;
-        for (const error of result.errors) {
-          const cause = unexpectedCause(error);
-          if (cause !== undefined) log(args.contextValue.ctx, cause, error.path);
-        }
+        if ('errors' in result) logFailures(args.contextValue.ctx, result.errors);
       },
+    }),
+    // A subscription's failures: in setting it up, and in each message it sends.
+    onSubscribe: ({ args }) => ({
+      onSubscribeResult: ({ result }) => {
+        if ('errors' in result) logFailures(args.contextValue.ctx, result.errors);
+        return { onNext: ({ result: message }) => logFailures(args.contextValue.ctx, message.errors) };
+      },
+      onSubscribeError: ({ error }) => log(args.contextValue.ctx, error, undefined),
     }),
   };
 }

@@ -26,12 +26,16 @@ export const rulesAfterValidation: Plugin<GraphQLContext> = {
       if (!valid) return;
       let errors = verdicts.get(params.documentAST);
       if (!errors) {
-        errors = validate(params.schema, params.documentAST, [depthLimit(), widthLimit(), costLimit(), resolvedFieldsLimit()]);
-        // Marked as Yoga marks GraphQL's own validation errors (its hook has run by now): a 400.
-        for (const error of errors) Object.assign(error.extensions, { code: 'GRAPHQL_VALIDATION_FAILED', http: { spec: true, status: 400 } });
+        errors = markedAsValidation(validate(params.schema, params.documentAST, [depthLimit(), widthLimit(), costLimit(), resolvedFieldsLimit()]));
         verdicts.set(params.documentAST, errors);
       }
       if (errors.length > 0) setResult([...errors]);
     };
   },
 };
+
+/** Marked as Yoga marks GraphQL's own validation errors: a 400. */
+export function markedAsValidation(errors: readonly GraphQLError[]): GraphQLError[] {
+  for (const error of errors) Object.assign(error.extensions, { code: 'GRAPHQL_VALIDATION_FAILED', http: { spec: true, status: 400 } });
+  return [...errors];
+}

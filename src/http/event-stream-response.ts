@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Clock } from '../lib/clock.ts';
 import type { OpenStreams } from './open-streams.ts';
+import { appendVary } from './vary.ts';
 
 export interface EventStreamLimits {
   clock: Clock;
@@ -20,7 +21,11 @@ export interface EventStreamLimits {
  */
 export async function writeEventStream(res: ServerResponse, response: Response, stop: AbortController, limits: EventStreamLimits): Promise<void> {
   res.statusCode = response.status;
-  response.headers.forEach((value, name) => res.setHeader(name, value));
+  response.headers.forEach((value, name) => {
+    // Added to what the request handler set (Origin, for CORS), not in its place.
+    if (name === 'vary') for (const field of value.split(',')) appendVary(res, field.trim());
+    else res.setHeader(name, value);
+  });
   if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
     // Refused before any stream (a batch of subscriptions, say): an ordinary answer.
     res.end(Buffer.from(await response.arrayBuffer()));

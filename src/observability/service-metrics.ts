@@ -54,7 +54,7 @@ export class ServiceMetrics implements ServiceObserver {
     collectDefaultMetrics({ register: this.registry });
     new Gauge({
       name: 'score_streams_open',
-      help: 'Open GET /api/scores/stream connections on this instance',
+      help: 'Open live boards on this instance: GET /api/scores/stream, scores.live and Subscription.leaderboard streams',
       registers: [this.registry],
       collect() {
         this.set(sources.openScoreStreams());

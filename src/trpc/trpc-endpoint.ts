@@ -79,13 +79,13 @@ export async function serveTrpc(options: {
     return;
   }
   const path = pathname.slice(TRPC_PREFIX.length);
-  if (req.method !== 'HEAD' && isSubscription(router, path)) {
+  if (req.method !== 'HEAD' && isSubscription(router, decodedPath(path))) {
     // A subscription is a GET (an EventSource); tRPC would answer a POST with an event stream outside our bounds.
     if (req.method === 'POST') {
-      writeTrpcError(res, router, new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `${path} is a subscription: open it by GET, as an EventSource does.` }), { Allow: 'GET' });
+      writeTrpcError(res, router, new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `${decodedPath(path)} is a subscription: open it by GET, as an EventSource does.` }), { Allow: 'GET' });
       return;
     }
-    await serveSubscription({ router, req, res, path, ctx, limits: options.streams, onError: logFailure });
+    await serveSubscription({ router, req, res, path: decodedPath(path), ctx, limits: options.streams, onError: logFailure });
     return;
   }
   const singleQuery = singleQueryOf(router, req, path, query);
@@ -135,15 +135,19 @@ async function refusalOf(req: IncomingMessage, pathname: string, query: URLSearc
   return undefined;
 }
 
-/** How many procedures a batch names, as tRPC splits them: after percent-decoding. */
-function batchSizeOf(path: string): number {
-  let decoded = path;
+/** A procedure path as tRPC reads it: percent-decoded (`scores%2Elive` is scores.live). */
+function decodedPath(path: string): string {
   try {
-    decoded = decodeURIComponent(path);
+    return decodeURIComponent(path);
   } catch {
     // tRPC itself answers a path it cannot decode.
+    return path;
   }
-  return decoded.split(',').length;
+}
+
+/** How many procedures a batch names, as tRPC splits them: after percent-decoding. */
+function batchSizeOf(path: string): number {
+  return decodedPath(path).split(',').length;
 }
 
 /** An error in tRPC's own envelope (our errorFormatter included), as its handler would write it. */

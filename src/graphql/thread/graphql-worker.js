@@ -25,8 +25,15 @@ function check(job) {
   } catch {
     return { verdict: { parsed: false } };
   }
-  const errors = validate(schema, document).map((error) => ({ message: error.message, positions: error.positions ?? [] }));
-  return { verdict: { parsed: true, errors } };
+  let errors;
+  try {
+    errors = validate(schema, document);
+  } catch (error) {
+    // graphql-js 16 throws from a rule on some invalid documents (a subscription whose root field is
+    // conditional on a variable): such a document is invalid, not a failure of the thread.
+    errors = [error];
+  }
+  return { verdict: { parsed: true, errors: errors.map((error) => ({ message: error.message, positions: error.positions ?? [] })) } };
 }
 
 parentPort.on('message', (job) => {
