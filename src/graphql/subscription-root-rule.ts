@@ -11,7 +11,7 @@ const CONDITIONAL = new Set(['skip', 'include']);
  * (the GraphQL specification's newer text; graphql-js 16 does not check it,
  * and its subscribe path fails on an operation left without one).
  */
-export function subscriptionRootNotConditional(): ValidationRule {
+function subscriptionRootNotConditional(): ValidationRule {
   return (context: ValidationContext) => ({
     OperationDefinition(operation) {
       if (operation.operation !== 'subscription') return;
