@@ -2,6 +2,7 @@ import type { AnyTRPCRouter } from '@trpc/server';
 import { forEachOpenApiProcedure, getInputOutputParsers, getPathParameters, normalizePath } from 'trpc-to-openapi';
 import type { HttpMeta } from '../procedures/http-meta.ts';
 import { numericFieldsOf, unwrapOptional } from '../http/query-input.ts';
+import { percentDecoded } from '../http/percent-decoded.ts';
 
 export interface RestRoute {
   method: string;
@@ -59,17 +60,9 @@ export function matchRoute(routes: readonly RestRoute[], method: string, pathnam
     if (!match) continue;
     const pathInput: Record<string, string> = {};
     route.pathParameters.forEach((name, index) => {
-      pathInput[name] = safeDecode(match[index + 1] ?? '');
+      pathInput[name] = percentDecoded(match[index + 1] ?? '');
     });
     return { route, pathInput };
   }
   return undefined;
-}
-
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }

@@ -9,6 +9,7 @@ import type { Context } from '../procedures/context.ts';
 import { toTRPCError } from '../procedures/trpc-error.ts';
 import type { Logger } from '../observability/logger.ts';
 import { MAX_BODY_BYTES, readBodyText } from '../http/read-json-body.ts';
+import { percentDecoded } from '../http/percent-decoded.ts';
 import { trpcResponseHeaders } from './trpc-response-headers.ts';
 import { serveSingleQuery, singleQueryOf } from './trpc-single-query.ts';
 import { isSubscription, serveSubscription } from './trpc-subscription.ts';
@@ -79,13 +80,15 @@ export async function serveTrpc(options: {
     return;
   }
   const path = pathname.slice(TRPC_PREFIX.length);
-  if (req.method !== 'HEAD' && isSubscription(router, decodedPath(path))) {
+  // The procedure as tRPC reads the path: `scores%2Elive` is scores.live.
+  const procedurePath = percentDecoded(path);
+  if (req.method !== 'HEAD' && isSubscription(router, procedurePath)) {
     // A subscription is a GET (an EventSource); tRPC would answer a POST with an event stream outside our bounds.
     if (req.method === 'POST') {
-      writeTrpcError(res, router, new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `${decodedPath(path)} is a subscription: open it by GET, as an EventSource does.` }), { Allow: 'GET' });
+      writeTrpcError(res, router, new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `${procedurePath} is a subscription: open it by GET, as an EventSource does.` }), { Allow: 'GET' });
       return;
     }
-    await serveSubscription({ router, req, res, path: decodedPath(path), ctx, limits: options.streams, onError: logFailure });
+    await serveSubscription({ router, req, res, path: procedurePath, ctx, limits: options.streams, onError: logFailure });
     return;
   }
   const singleQuery = singleQueryOf(router, req, path, query);
@@ -135,19 +138,9 @@ async function refusalOf(req: IncomingMessage, pathname: string, query: URLSearc
   return undefined;
 }
 
-/** A procedure path as tRPC reads it: percent-decoded (`scores%2Elive` is scores.live). */
-function decodedPath(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    // tRPC itself answers a path it cannot decode.
-    return path;
-  }
-}
-
 /** How many procedures a batch names, as tRPC splits them: after percent-decoding. */
 function batchSizeOf(path: string): number {
-  return decodedPath(path).split(',').length;
+  return percentDecoded(path).split(',').length;
 }
 
 /** An error in tRPC's own envelope (our errorFormatter included), as its handler would write it. */
