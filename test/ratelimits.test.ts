@@ -189,6 +189,25 @@ describe('windows in the database', () => {
   });
 });
 
+describe('a count that answers no row while its window has room', () => {
+  it('is a fault of the database (503 with Retry-After), never a 429 to a client with requests left', async () => {
+    const own = await startTestServer({ clock: new ManualClock(START) });
+    try {
+      expect((await request(`${own.url}/api/limits/demo`)).status).toBe(200);
+      // The window's row now refuses every update: the upsert answers no row, as a statement whose answer was lost would.
+      await rowsOf(own, sql`create function refuse_window_update() returns trigger language plpgsql as $$ begin return null; end $$`);
+      await rowsOf(own, sql`create trigger refuse_window_update before update on rate_limit_windows for each row execute function refuse_window_update()`);
+      const answer = await request(`${own.url}/api/limits/demo`);
+      expectProblem(answer, own.baseUrl, 'unavailable', 503, '/api/limits/demo');
+      expect(answer.headers.get('retry-after')).toBe('1');
+      const [window] = await rowsOf<{ hits: number }>(own, sql`select hits from rate_limit_windows where name = 'demo'`);
+      expect(window!.hits).toBe(1);
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
 describe('client identity without TRUST_PROXY', () => {
   it('ignores X-Forwarded-For: every address it names shares the socket address counter', async () => {
     const direct = await startTestServer({ clock: new ManualClock(START) });

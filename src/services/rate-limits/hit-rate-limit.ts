@@ -3,6 +3,7 @@ import { rowsOf } from '../../db/rows.ts';
 import { compiledQuery } from '../../db/compiled-statement.ts';
 import { rateLimitWindows } from '../../db/schema/index.ts';
 import { AppError } from '../../errors/app-error.ts';
+import { databaseUnavailable } from '../../errors/database-unavailable.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { limitPolicy, type LimitName, type LimitPolicy, type Requester } from './limit-policies.ts';
 import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
@@ -40,7 +41,14 @@ export async function hitRateLimit({
   const [counted] =
     cost <= policy.limit ? await COUNT_HITS.run(ctx.db, { ...window, windowEnd, cost, limit: policy.limit }) : [];
   // A placeholder in a condition reaches the driver unmapped, and postgres.js wants the timestamp as text.
-  const hits = counted?.hits ?? (await CURRENT_HITS.run(ctx.db, { ...window, windowStart: isoTimestampOf(windowStart) }))[0]?.hits ?? 0;
+  const current = counted ? undefined : (await CURRENT_HITS.run(ctx.db, { ...window, windowStart: isoTimestampOf(windowStart) }))[0];
+  const hits = counted?.hits ?? current?.hits ?? 0;
+  // The upsert answers no row only when the window is full. No row while the window's row shows room
+  // is an answer the statement did not give (seen once when PgBouncer lost its server connections):
+  // a fault, a 503, never a 429. (A row gone is a window swept as it ended: a plain refusal.)
+  if (current && cost <= policy.limit && current.hits + cost <= policy.limit) {
+    throw databaseUnavailable(new Error(`Rate limit ${policy.name}: the count answered no row with ${current.hits} of ${policy.limit} used`));
+  }
   // Now and then, a client's first request in a window clears a batch of ended windows.
   if (hits === cost && counted && ctx.housekeeping.due('rate-limit-windows', now)) await sweepEndedWindows(ctx, new Date(now));
   const outcome: RateLimitOutcome = {
