@@ -149,6 +149,18 @@ describeOnPostgres('the service through PgBouncer in transaction mode (docs/depl
       expect(outcome.code).toBe(1);
       expect(outcome.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^PostgreSQL on 127\.0\.0\.1:\d+ refused the connection: .+ \(08P01\)$/)]);
     });
+
+    it('says in one line how to create a database the pooler does not find, as directly on PostgreSQL', async () => {
+      const missing = new URL(pgbouncer.urlFor(postgresUrl!));
+      missing.pathname = '/no_such_database_behind_the_pooler';
+      const outcome = await runServiceExpectingFailure({ DATABASE_URL: missing.toString(), DATABASE_CONNECT_TIMEOUT_MS: '1500' });
+      expect(outcome.code).toBe(1);
+      expect(outcome.stderr.trimEnd().split('\n')).toEqual([
+        expect.stringMatching(
+          /^PostgreSQL on 127\.0\.0\.1:\d+ refused the connection: database "no_such_database_behind_the_pooler" does not exist \(08P01\): create it on the PostgreSQL server behind the pooler \(`createdb -U postgres no_such_database_behind_the_pooler`\), or name it in the pooler's \[databases\]$/,
+        ),
+      ]);
+    });
   });
 
   describe(`two instances of ${POOL_MAX} connections each under ${CONCURRENCY} concurrent clients, migrating through the pooler`, () => {

@@ -55,6 +55,12 @@ export async function waitForPostgres(client: postgres.Sql, url: string, timeout
       const message = (error as Error).message;
       if (code === PROTOCOL_VIOLATION) {
         const refused = /unsupported startup parameter: (\S+)/.exec(message)?.[1];
+        // A pooler passes the server's missing database on in its own code.
+        if (/^database ".*" does not exist/.test(message)) {
+          throw new StartupError(
+            `PostgreSQL on ${where} refused the connection: ${message} (${code}): create it on the PostgreSQL server behind the pooler (\`createdb -U ${target.user} ${target.database}\`), or name it in the pooler's [databases]`,
+          );
+        }
         const plainly = `PostgreSQL on ${where} refused the connection: ${message} (${code})`;
         throw refused ? new RefusedStartupParameter(plainly, refused) : new StartupError(plainly);
       }
