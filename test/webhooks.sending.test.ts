@@ -152,3 +152,30 @@ describe('many receivers on many hosts that hold their connections', () => {
     }
   });
 });
+
+describe('receivers on many hosts that never answer their verification request', () => {
+  /** The default send timeout (10 s): a held verification request holds its place that long. */
+  const service = useTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
+
+  it('hold at most half the window between them: a verified receiver on another host gets a score within a second while they wait', async () => {
+    // One key's ten subscriptions to ten hosts (127.0.0.50–59) that hold the challenge unanswered, as the attack on round two did.
+    const holders = await Promise.all(Array.from({ length: 10 }, (_, i) => startWebhookReceiver({ host: `127.0.0.${50 + i}` })));
+    const prompt = await startWebhookReceiver({ host: '127.0.0.70' });
+    const never = new Promise<never>(() => {});
+    for (const holder of holders) holder.verify = () => never;
+    try {
+      await subscribeVerified(service.url, bearer((await createKey(service.url, { name: 'prompt' })).key), prompt.url);
+      const attacker = bearer((await createKey(service.url, { name: 'holders' })).key);
+      for (const holder of holders) await subscribe(service.url, attacker, holder.url);
+      // Half the window of ten (WEBHOOK_CONCURRENCY) is held by their challenges; the rest wait their turn.
+      await vi.waitFor(() => expect(holders.filter((holder) => holder.verifications.length > 0)).toHaveLength(5), SETTLED);
+      const submitted = performance.now();
+      await submitScore(service.url, { game: 'demo', initials: 'HLD', value: 3 });
+      await prompt.waitFor(1);
+      expect(performance.now() - submitted).toBeLessThan(1_000);
+      expect(holders.filter((holder) => holder.verifications.length > 0)).toHaveLength(5);
+    } finally {
+      await Promise.all([...holders, prompt].map((receiver) => receiver.close()));
+    }
+  });
+});

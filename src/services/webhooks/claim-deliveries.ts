@@ -4,9 +4,10 @@ import { webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.t
 import { isoTimestampOf } from '../../lib/iso-timestamp.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { keyAlive } from './subscription-lifetime.ts';
+import { VERIFICATION_TYPE } from './verification.ts';
 
 /** At most this many sends to one host at a time, per instance (docs/spec/DECISIONS.md, "Webhook sending"). */
-export const SENDS_PER_HOST = 2;
+const SENDS_PER_HOST = 2;
 
 /** A delivery this instance now holds the lease of, with what it takes to send it. */
 export interface ClaimedDelivery {
@@ -28,16 +29,18 @@ const ENDED_PER_CLAIM = 100;
  * its subscription disabled, nothing sent (docs/spec/DECISIONS.md, "a subscription lives as
  * long as its key") — and leases up to `slots` due deliveries of live keys,
  * oldest first, no more for one host than its free places (`busy`: hosts
- * with sends in flight, by how many), one more attempt each. Of the
- * deliveries, only those it locked are changed, so workers on several
- * instances never wait on each other in a cycle.
+ * with sends in flight, by how many), and no more than `doubtfulRoom` of
+ * the doubtful ones: verification requests (no receiver has agreed yet) and
+ * sends to `slowHosts`. One more attempt each. Of the deliveries, only those
+ * it locked are changed, so workers on several instances never wait on each
+ * other in a cycle.
  */
 export async function claimDeliveries(
   ctx: ServiceContext,
-  input: { at: Date; slots: number; busy: ReadonlyMap<string, number> },
+  input: { at: Date; slots: number; busy: ReadonlyMap<string, number>; slowHosts: readonly string[]; doubtfulRoom: number },
 ): Promise<{ claimed: ClaimedDelivery[]; ended: number }> {
   const { settings, db } = ctx;
-  const { at, slots, busy } = input;
+  const { at, slots, busy, slowHosts, doubtfulRoom } = input;
   const now = isoTimestampOf(at);
   const leaseEnd = isoTimestampOf(new Date(at.getTime() + 2 * settings.webhooks.timeoutMs + 5_000));
   const full = [...busy].filter(([, sending]) => sending >= SENDS_PER_HOST).map(([host]) => host);
@@ -51,17 +54,19 @@ export async function claimDeliveries(
       limit ${ENDED_PER_CLAIM}::int
       for update of d skip locked
     ), ranked as (
-      select d.id, s.target_host,
+      select d.id, d.next_attempt_at, s.target_host,
+        d.type = ${VERIFICATION_TYPE} or s.target_host = any(${toTextArray([...slowHosts])}) as doubtful,
         row_number() over (partition by s.target_host order by d.next_attempt_at, d.id) as place
       from ${webhookDeliveries} d join ${webhookSubscriptions} s on s.id = d.subscription_id
       where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz and ${alive}
         and s.target_host <> all(${toTextArray(full)})
+    ), eligible as (
+      select id, doubtful, row_number() over (partition by doubtful order by next_attempt_at, id) as doubtful_place
+      from ranked
+      where place <= case when target_host = any(${toTextArray(halfFull)}) then ${SENDS_PER_HOST - 1}::int else ${SENDS_PER_HOST}::int end
     ), due as (
       select d.id from ${webhookDeliveries} d
-      where d.id in (
-          select id from ranked
-          where place <= case when target_host = any(${toTextArray(halfFull)}) then ${SENDS_PER_HOST - 1}::int else ${SENDS_PER_HOST}::int end
-        )
+      where d.id in (select id from eligible where not doubtful or doubtful_place <= ${doubtfulRoom}::int)
         and d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
       order by d.next_attempt_at
       limit ${slots}::int

@@ -6,10 +6,10 @@ const REMEMBERED = 10_000;
 /**
  * Hosts whose last send timed out or took at least half the send timeout,
  * on this instance, for ten minutes (or until one answers quickly). The
- * worker lets them hold at most half of its sends in flight: two sends per
- * host bound one slow host, and this bounds many — an attacker with twenty
- * receivers that hold their connections cannot fill the window everyone
- * else's deliveries wait for.
+ * worker lets them, with the verification requests, hold at most half of its
+ * sends in flight: two sends per host bound one slow host, and this bounds
+ * many — an attacker with twenty receivers that hold their connections
+ * cannot fill the window everyone else's deliveries wait for.
  */
 export class SlowHosts {
   private readonly until = new Map<string, number>();

@@ -3,7 +3,7 @@ import { webhookDeliveries, webhookSubscriptions } from '../../db/schema/index.t
 import type { EventDispatcher } from '../events/event-dispatcher.ts';
 import type { Timer } from '../../lib/clock.ts';
 import type { ServiceContext } from '../service-context.ts';
-import { claimDeliveries, SENDS_PER_HOST, type ClaimedDelivery } from './claim-deliveries.ts';
+import { claimDeliveries, type ClaimedDelivery } from './claim-deliveries.ts';
 import { sendWebhook, USER_AGENT, type SendOutcome } from './send-webhook.ts';
 import { echoesChallenge, VERIFICATION_RETRIES, VERIFICATION_TYPE } from './verification.ts';
 import { SlowHosts } from './slow-hosts.ts';
@@ -21,9 +21,11 @@ import { sweepWebhookStorage } from './webhook-storage.ts';
  * Up to WEBHOOK_CONCURRENCY sends are in flight, and the next is claimed as
  * soon as any one ends — no batch waits for its slowest member — with at most
  * 2 to one host at a time: a receiver that holds its connections delays only
- * its own deliveries (docs/spec/DECISIONS.md, "Webhook sending"). Hosts that answered
- * slowly hold at most half of the window between them (slow-hosts.ts), so
- * many slow receivers cannot fill it either.
+ * its own deliveries (docs/spec/DECISIONS.md, "Webhook sending"). The doubtful
+ * sends — verification requests, which no receiver has agreed to yet, and
+ * sends to hosts that answered slowly (slow-hosts.ts) — hold at most half of
+ * the window between them, so many receivers that hold their connections
+ * cannot fill it either, agreed or not.
  */
 export class WebhookWorker implements EventDispatcher {
   private timer: Timer | undefined;
@@ -34,8 +36,8 @@ export class WebhookWorker implements EventDispatcher {
   private readonly sendingTo = new Map<string, number>();
   private readonly sends = new Set<Promise<void>>();
   private readonly slowHosts = new SlowHosts();
-  /** Sends in flight to hosts that were slow when they started. */
-  private sendingToSlow = 0;
+  /** Doubtful sends in flight: verification requests, and sends to hosts that were slow when they started. */
+  private sendingDoubtful = 0;
 
   constructor(
     private readonly service: ServiceContext,
@@ -105,32 +107,28 @@ export class WebhookWorker implements EventDispatcher {
   }
 
   /**
-   * What the next claim may take: the free places, and the hosts it may give
-   * none or fewer (those at their cap). While slow hosts are known and hold
-   * less than half the window, a claim takes no more than what is left of
-   * that half — one claim could otherwise fill the window with them — and
-   * once they hold it, they are passed over.
+   * What the next claim may take: the free places, the hosts it may give
+   * none or fewer (those at their cap), and how many doubtful sends: what
+   * is left of their half of the window.
    */
-  private room(): { slots: number; busy: ReadonlyMap<string, number> } {
+  private room(): { slots: number; busy: ReadonlyMap<string, number>; slowHosts: string[]; doubtfulRoom: number } {
     const { concurrency } = this.service.settings.webhooks;
-    const free = Math.max(0, concurrency - this.sends.size);
-    const slow = this.slowHosts.all(Date.now());
-    if (slow.length === 0) return { slots: free, busy: this.sendingTo };
-    const slowRoom = Math.max(1, Math.floor(concurrency / 2)) - this.sendingToSlow;
-    if (slowRoom > 0) return { slots: Math.min(free, slowRoom), busy: this.sendingTo };
-    const busy = new Map(this.sendingTo);
-    for (const host of slow) busy.set(host, SENDS_PER_HOST);
-    return { slots: free, busy };
+    return {
+      slots: Math.max(0, concurrency - this.sends.size),
+      busy: this.sendingTo,
+      slowHosts: this.slowHosts.all(Date.now()),
+      doubtfulRoom: Math.max(0, Math.max(1, Math.floor(concurrency / 2)) - this.sendingDoubtful),
+    };
   }
 
   private startSend(delivery: ClaimedDelivery): void {
     this.sendingTo.set(delivery.host, (this.sendingTo.get(delivery.host) ?? 0) + 1);
-    const toSlow = this.slowHosts.has(delivery.host, Date.now());
-    if (toSlow) this.sendingToSlow++;
+    const doubtful = delivery.type === VERIFICATION_TYPE || this.slowHosts.has(delivery.host, Date.now());
+    if (doubtful) this.sendingDoubtful++;
     const send: Promise<void> = this.attempt(delivery)
       .catch(this.onError)
       .finally(() => {
-        if (toSlow) this.sendingToSlow--;
+        if (doubtful) this.sendingDoubtful--;
         const left = (this.sendingTo.get(delivery.host) ?? 1) - 1;
         if (left === 0) this.sendingTo.delete(delivery.host);
         else this.sendingTo.set(delivery.host, left);
