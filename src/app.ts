@@ -6,7 +6,8 @@ import { isDatabaseUnavailable } from './errors/database-unavailable.ts';
 import { describeInnermostCause } from './errors/innermost-cause.ts';
 import { developmentSecret, type DevelopmentSecret } from './db/development-secret.ts';
 import { describePostgres } from './db/wait-for-postgres.ts';
-import { answerClientErrors } from './http/client-errors.ts';
+import { answerClientErrors, answeredMissingHost } from './http/client-errors.ts';
+import { closeAfterOversizedBody } from './http/read-json-body.ts';
 import type { GraphQLEndpoint } from './graphql-endpoint/graphql-endpoint.ts';
 import { createCors } from './http/cors.ts';
 import { checkPortFree, listen } from './http/listen.ts';
@@ -138,6 +139,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     {
       // Node's default, stated: a request whose header block is larger gets 431.
       maxHeaderSize: MAX_HEADER_BYTES,
+      // Node's 400 for a request without Host is written without our headers: answeredMissingHost writes it.
+      requireHostHeader: false,
       // How often node:http looks for requests past headersTimeout/requestTimeout (default 30 s).
       connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs / 2),
     },
@@ -146,6 +149,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       // busy keep-alive connection never goes idle, and would otherwise be cut
       // mid-request when the grace period ends.
       if (draining) res.setHeader('Connection', 'close');
+      if (answeredMissingHost(req, res)) return;
+      closeAfterOversizedBody(req, res);
       handler(req, res).catch((error: unknown) => {
         log.error({ err: error }, 'request handler crashed');
         res.destroy();

@@ -80,6 +80,38 @@ describe('framework-level failures are problems too', () => {
     expect(head!.toLowerCase()).toContain('connection: close');
   });
 
+  // Answers that never read the body (a 404, a 401, a 400 before the body) close too, instead of reading the rest to keep the connection.
+  it.each([
+    ['/api/nowhere', 404],
+    ['/api/webhooks', 401],
+    ['/api/scores', 400],
+  ])('a declared body over 64 KiB on %s → its %i with Connection: close, and the server closes at once', async (path, status) => {
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    const closed = once(socket, 'close');
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{"game":"${'x'.repeat(1000)}`);
+    await closed;
+    const [head] = answer.split('\r\n\r\n');
+    expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(head!.toLowerCase()).toContain('connection: close');
+  });
+
+  it('an HTTP/1.1 request without Host → 400 with nosniff on a closed connection, as node:http answers it', async () => {
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    const closed = once(socket, 'close');
+    socket.write('GET /api/health HTTP/1.1\r\n\r\n');
+    await closed;
+    const [head] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head!.toLowerCase()).toContain('connection: close');
+    expect(head!.toLowerCase()).toContain('x-content-type-options: nosniff');
+  });
+
   it('a body of exactly 64 KiB is read', async () => {
     const title = 'x'.repeat(10);
     const padding = ' '.repeat(64 * 1024 - JSON.stringify({ title }).length);

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /** docs/spec/DECISIONS.md, "Security headers": every response, those node:http writes for requests that never reach us included. */
@@ -29,4 +29,17 @@ export function answerClientErrors(server: Server): void {
     res.writeHead(417, { Connection: 'close', 'X-Content-Type-Options': 'nosniff' });
     res.end();
   });
+}
+
+/**
+ * node:http's answer to an HTTP/1.1 request without `Host` (400, no body, the
+ * connection closed), given here with `X-Content-Type-Options: nosniff`: the
+ * server is created with `requireHostHeader: false` so that the request
+ * reaches us. Returns whether it answered.
+ */
+export function answeredMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return false;
+  res.writeHead(400, { Connection: 'close', 'X-Content-Type-Options': 'nosniff' });
+  res.end();
+  return true;
 }

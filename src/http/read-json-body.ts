@@ -1,9 +1,18 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors/app-error.ts';
 import { nestsDeeperThan, TOO_DEEP_DETAIL } from '../lib/json-nesting.ts';
 
 /** docs/spec/DECISIONS.md: bodies over 64 KiB are refused with 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * A body declared over MAX_BODY_BYTES is never read, whatever the answer (a
+ * 413, or a 404 or 401 that comes first): the connection closes after the
+ * answer, where node:http would otherwise read the rest to keep it open.
+ */
+export function closeAfterOversizedBody(req: IncomingMessage, res: ServerResponse): void {
+  if (Number(req.headers['content-length']) > MAX_BODY_BYTES) res.setHeader('Connection', 'close');
+}
 
 class BodyTooLargeError extends AppError {
   constructor() {
