@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { execute, getIntrospectionQuery, parse, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costLimit } from '../src/graphql/cost-limit.ts';
@@ -201,7 +201,7 @@ describe('while the most expensive admitted documents are answered', () => {
   let auth: Record<string, string>;
   beforeAll(async () => {
     database = await createTestDatabase();
-    service = await startServiceProcess({ ...database.env, JWT_SECRET: 'cost-test-signing-secret-0123456789abcdef' });
+    service = await startServiceProcess({ ...database.env, JWT_SECRET: 'cost-test-signing-secret-0123456789abcdef', RATE_LIMIT_SCORES_PER_MINUTE: '1000', RATE_LIMIT_KEYS_PER_HOUR: '100' });
     auth = bearer((await createKey(service.url, { name: 'heavy' })).key);
     // Fifty tasks for every `tasks(limit: 50)` to fill, each title 200 characters that JSON writes six bytes long.
     for (let i = 0; i < 50; i++) expect((await request(`${service.url}/api/tasks`, { method: 'POST', ...jsonBody({ title: `${i}`.padEnd(200, '\u0001') }, auth) })).status).toBe(201);
@@ -242,4 +242,65 @@ describe('while the most expensive admitted documents are answered', () => {
     expect(healthTimes.length).toBeGreaterThan(3);
     expect(Math.max(...healthTimes)).toBeLessThan(HEALTH_WITHIN_MS);
   });
+
+  // The outside attack's third finding: each subscriber's board is completed for it, and 100 of them after one score held the loop 0.3 s.
+  it('/api/health answers within 100 ms while one score goes to 80 subscriptions of a full board selected 49 times an entry (2,450 fields each)', { retry: 2 }, async () => {
+    const SUBSCRIBERS = 80;
+    // A key of its own for each try: the streams of a failed try may still count against its key's cap.
+    const follower = bearer((await createKey(service.url, { name: 'follower' })).key);
+    // The demo board full: this service's database has no other scores.
+    for (let i = 0; i < 50; i++) {
+      expect((await request(`${service.url}/api/scores`, { method: 'POST', ...jsonBody({ game: 'demo', initials: 'FUL', value: 1_000 + i }, { ...auth, 'Idempotency-Key': crypto.randomUUID() }) })).status).toBe(201);
+    }
+    const query = `subscription { leaderboard(game: demo, limit: 50) { entries { ...Many } } } fragment Many on ScoreEntry { ${aliased(49, 'id')} }`;
+    const followers = await Promise.all(Array.from({ length: SUBSCRIBERS }, () => followEvents(`${service.url}/api/graphql`, JSON.stringify({ query }), follower)));
+    try {
+      await Promise.all(followers.map((follower) => follower.events(1)));
+      let pushed = false;
+      const healthTimes: number[] = [];
+      const health = (async () => {
+        while (!pushed) {
+          const started = performance.now();
+          const response = await fetch(`${service.url}/api/health`);
+          await response.text();
+          healthTimes.push(performance.now() - started);
+        }
+      })();
+      // Best on the board: every subscriber's next board differs.
+      expect((await request(`${service.url}/api/scores`, { method: 'POST', ...jsonBody({ game: 'demo', initials: 'TOP', value: 1_000_000 }, { ...auth, 'Idempotency-Key': crypto.randomUUID() }) })).status).toBe(201);
+      await Promise.all(followers.map((follower) => follower.events(2)));
+      pushed = true;
+      await health;
+      expect(healthTimes.length).toBeGreaterThan(3);
+      expect(Math.max(...healthTimes)).toBeLessThan(HEALTH_WITHIN_MS);
+    } finally {
+      for (const follower of followers) follower.close();
+    }
+  });
 });
+
+/** A GraphQL subscription over SSE whose messages are counted, never parsed: the test's own work stays small. */
+async function followEvents(url: string, body: string, headers: Record<string, string>): Promise<{ events(count: number): Promise<void>; close(): void }> {
+  const marker = 'event: next';
+  let count = 0;
+  let tail = '';
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const outgoing = httpRequest(url, { method: 'POST', agent: false, headers: { ...headers, 'content-type': 'application/json', accept: 'text/event-stream' } });
+  const incoming = await new Promise<IncomingMessage>((resolve, reject) => {
+    outgoing.on('response', resolve);
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+  expect(incoming.statusCode).toBe(200);
+  incoming.on('data', (chunk: Buffer) => {
+    const text = tail + chunk.toString('latin1');
+    for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + marker.length)) count++;
+    tail = text.slice(-(marker.length - 1));
+    for (const waiter of waiters.filter((candidate) => candidate.count <= count)) waiter.resolve();
+  });
+  incoming.on('error', () => {});
+  return {
+    events: (wanted) => (count >= wanted ? Promise.resolve() : new Promise((resolve) => waiters.push({ count: wanted, resolve }))),
+    close: () => outgoing.destroy(),
+  };
+}

@@ -76,7 +76,12 @@ export function throughSubscription<P extends AnyTRPCProcedure>(procedure: P, pa
         throw toGraphQLError(toAppError(thrown));
       }
       try {
-        for await (const [, message] of messages) yield message;
+        for await (const [, message] of messages) {
+          // Every follower of a board gets its move at once, and graphql-js completes each one's selection
+          // in one go (up to 2,500 fields): one follower per turn of the event loop, so I/O is polled between them.
+          await heavyWorkTurns.take();
+          yield message;
+        }
       } catch (thrown) {
         throw toGraphQLError(toAppError(thrown));
       }
