@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
-import { connect } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { graphql } from './support/graphql-client.ts';
 import { jsonBody, request } from './support/http.ts';
-import { sendRaw } from './support/raw-http.ts';
+import { headBeforeClose, sendRaw } from './support/raw-http.ts';
 import { createTask } from './support/tasks-client.ts';
 import { useTestServer } from './support/test-server.ts';
 
@@ -256,14 +254,7 @@ describe('the pages’ own headers', () => {
 
 /** The head of the answer to `request`, sent as raw bytes: what node:http refuses before any handler runs. */
 async function refusedHead(request: string): Promise<string> {
-  const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
-  await once(socket, 'connect');
-  let answer = '';
-  socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
-  const closed = once(socket, 'close');
-  socket.write(request);
-  await closed;
-  return answer.split('\r\n\r\n')[0]!.toLowerCase();
+  return (await headBeforeClose(server.url, request)).toLowerCase();
 }
 
 describe('X-Content-Type-Options: nosniff on what node:http answers itself', () => {
@@ -273,9 +264,11 @@ describe('X-Content-Type-Options: nosniff on what node:http answers itself', () 
     ['both Content-Length and Transfer-Encoding', 'POST /api/tasks HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
     ['a header block over 16 KiB', `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(17 * 1024)}\r\n\r\n`, 431],
     ['an Expect it cannot meet', 'GET /api/health HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n', 417],
+    ['an HTTP/1.1 request without Host', 'GET /api/health HTTP/1.1\r\n\r\n', 400],
   ])('%s', async (_name, request, status) => {
     const head = await refusedHead(request);
     expect(head).toMatch(new RegExp(`^http/1\\.1 ${status} `));
     expect(head).toContain('x-content-type-options: nosniff');
+    expect(head).toContain('connection: close');
   });
 });

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 
 export interface RawRequest {
   method: string;
@@ -38,4 +40,16 @@ export function sendRaw(base: string, request: RawRequest): Promise<RawResponse>
     if (request.body && !framed) outgoing.setHeader('Content-Length', request.body.length);
     outgoing.end(request.body);
   });
+}
+
+/** Writes `request` as raw bytes on a connection of its own and waits for the server to close it: the head of its answer. */
+export async function headBeforeClose(base: string, request: string): Promise<string> {
+  const socket = connect(Number(new URL(base).port), '127.0.0.1');
+  await once(socket, 'connect');
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+  const closed = once(socket, 'close');
+  socket.write(request);
+  await closed;
+  return answer.split('\r\n\r\n')[0]!;
 }
