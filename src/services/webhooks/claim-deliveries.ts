@@ -29,18 +29,19 @@ const ENDED_PER_CLAIM = 100;
  * its subscription disabled, nothing sent (docs/spec/DECISIONS.md, "a subscription lives as
  * long as its key") — and leases up to `slots` due deliveries of live keys,
  * oldest first, no more for one host than its free places (`busy`: hosts
- * with sends in flight, by how many), and no more than `doubtfulRoom` of
- * the doubtful ones: verification requests (no receiver has agreed yet) and
- * sends to `slowHosts`. One more attempt each. Of the deliveries, only those
+ * with sends in flight, by how many), and of the doubtful ones no more
+ * than there is room for: `room.verifications` verification requests, and
+ * `room.unproven` event deliveries to hosts not among `provenHosts`
+ * (proven-hosts.ts). One more attempt each. Of the deliveries, only those
  * it locked are changed, so workers on several instances never wait on each
  * other in a cycle.
  */
 export async function claimDeliveries(
   ctx: ServiceContext,
-  input: { at: Date; slots: number; busy: ReadonlyMap<string, number>; slowHosts: readonly string[]; doubtfulRoom: number },
+  input: { at: Date; slots: number; busy: ReadonlyMap<string, number>; provenHosts: readonly string[]; room: { verifications: number; unproven: number } },
 ): Promise<{ claimed: ClaimedDelivery[]; ended: number }> {
   const { settings, db } = ctx;
-  const { at, slots, busy, slowHosts, doubtfulRoom } = input;
+  const { at, slots, busy, provenHosts, room } = input;
   const now = isoTimestampOf(at);
   const leaseEnd = isoTimestampOf(new Date(at.getTime() + 2 * settings.webhooks.timeoutMs + 5_000));
   const full = [...busy].filter(([, sending]) => sending >= SENDS_PER_HOST).map(([host]) => host);
@@ -55,18 +56,23 @@ export async function claimDeliveries(
       for update of d skip locked
     ), ranked as (
       select d.id, d.next_attempt_at, s.target_host,
-        d.type = ${VERIFICATION_TYPE} or s.target_host = any(${toTextArray([...slowHosts])}) as doubtful,
+        case when d.type = ${VERIFICATION_TYPE} then 'verification' when s.target_host <> all(${toTextArray([...provenHosts])}) then 'unproven' else 'proven' end as kind,
         row_number() over (partition by s.target_host order by d.next_attempt_at, d.id) as place
       from ${webhookDeliveries} d join ${webhookSubscriptions} s on s.id = d.subscription_id
       where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz and ${alive}
         and s.target_host <> all(${toTextArray(full)})
     ), eligible as (
-      select id, doubtful, row_number() over (partition by doubtful order by next_attempt_at, id) as doubtful_place
+      select id, kind, row_number() over (partition by kind order by next_attempt_at, id) as kind_place
       from ranked
       where place <= case when target_host = any(${toTextArray(halfFull)}) then ${SENDS_PER_HOST - 1}::int else ${SENDS_PER_HOST}::int end
     ), due as (
       select d.id from ${webhookDeliveries} d
-      where d.id in (select id from eligible where not doubtful or doubtful_place <= ${doubtfulRoom}::int)
+      where d.id in (
+          select id from eligible
+          where kind = 'proven'
+            or (kind = 'verification' and kind_place <= ${room.verifications}::int)
+            or (kind = 'unproven' and kind_place <= ${room.unproven}::int)
+        )
         and d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
       order by d.next_attempt_at
       limit ${slots}::int

@@ -6,7 +6,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { claimDeliveries, type ClaimedDelivery } from './claim-deliveries.ts';
 import { sendWebhook, USER_AGENT, type SendOutcome } from './send-webhook.ts';
 import { echoesChallenge, VERIFICATION_RETRIES, VERIFICATION_TYPE } from './verification.ts';
-import { SlowHosts } from './slow-hosts.ts';
+import { ProvenHosts } from './proven-hosts.ts';
 import { signWebhook } from './webhook-signature.ts';
 import { sweepWebhookStorage } from './webhook-storage.ts';
 
@@ -21,11 +21,12 @@ import { sweepWebhookStorage } from './webhook-storage.ts';
  * Up to WEBHOOK_CONCURRENCY sends are in flight, and the next is claimed as
  * soon as any one ends — no batch waits for its slowest member — with at most
  * 2 to one host at a time: a receiver that holds its connections delays only
- * its own deliveries (docs/spec/DECISIONS.md, "Webhook sending"). The doubtful
- * sends — verification requests, which no receiver has agreed to yet, and
- * sends to hosts that answered slowly (slow-hosts.ts) — hold at most half of
- * the window between them, so many receivers that hold their connections
- * cannot fill it either, agreed or not.
+ * its own deliveries (docs/spec/DECISIONS.md, "Webhook sending"). Of the
+ * doubtful sends, verification requests hold at most a third of the window,
+ * and so do event deliveries to hosts that have not lately answered one
+ * quickly (proven-hosts.ts): many receivers that hold their connections,
+ * agreed to or not, however fresh, cannot fill the window, and receivers
+ * that never answer their challenge do not delay new receivers' events.
  */
 export class WebhookWorker implements EventDispatcher {
   private timer: Timer | undefined;
@@ -35,9 +36,9 @@ export class WebhookWorker implements EventDispatcher {
   /** Sends in flight, by host. */
   private readonly sendingTo = new Map<string, number>();
   private readonly sends = new Set<Promise<void>>();
-  private readonly slowHosts = new SlowHosts();
-  /** Doubtful sends in flight: verification requests, and sends to hosts that were slow when they started. */
-  private sendingDoubtful = 0;
+  private readonly provenHosts = new ProvenHosts();
+  /** Doubtful sends in flight: verification requests, and event deliveries to hosts not proven when they started. */
+  private readonly doubtful = { verifications: 0, unproven: 0 };
 
   constructor(
     private readonly service: ServiceContext,
@@ -108,27 +109,29 @@ export class WebhookWorker implements EventDispatcher {
 
   /**
    * What the next claim may take: the free places, the hosts it may give
-   * none or fewer (those at their cap), and how many doubtful sends: what
-   * is left of their half of the window.
+   * none or fewer (those at their cap), and of each kind of doubtful send
+   * what is left of its third of the window.
    */
-  private room(): { slots: number; busy: ReadonlyMap<string, number>; slowHosts: string[]; doubtfulRoom: number } {
+  private room(): { slots: number; busy: ReadonlyMap<string, number>; provenHosts: string[]; room: { verifications: number; unproven: number } } {
     const { concurrency } = this.service.settings.webhooks;
+    const third = Math.max(1, Math.floor(concurrency / 3));
     return {
       slots: Math.max(0, concurrency - this.sends.size),
       busy: this.sendingTo,
-      slowHosts: this.slowHosts.all(Date.now()),
-      doubtfulRoom: Math.max(0, Math.max(1, Math.floor(concurrency / 2)) - this.sendingDoubtful),
+      provenHosts: this.provenHosts.all(Date.now()),
+      room: { verifications: Math.max(0, third - this.doubtful.verifications), unproven: Math.max(0, third - this.doubtful.unproven) },
     };
   }
 
   private startSend(delivery: ClaimedDelivery): void {
     this.sendingTo.set(delivery.host, (this.sendingTo.get(delivery.host) ?? 0) + 1);
-    const doubtful = delivery.type === VERIFICATION_TYPE || this.slowHosts.has(delivery.host, Date.now());
-    if (doubtful) this.sendingDoubtful++;
+    const doubtful: 'verifications' | 'unproven' | undefined =
+      delivery.type === VERIFICATION_TYPE ? 'verifications' : this.provenHosts.has(delivery.host, Date.now()) ? undefined : 'unproven';
+    if (doubtful) this.doubtful[doubtful]++;
     const send: Promise<void> = this.attempt(delivery)
       .catch(this.onError)
       .finally(() => {
-        if (doubtful) this.sendingDoubtful--;
+        if (doubtful) this.doubtful[doubtful]--;
         const left = (this.sendingTo.get(delivery.host) ?? 1) - 1;
         if (left === 0) this.sendingTo.delete(delivery.host);
         else this.sendingTo.set(delivery.host, left);
@@ -159,7 +162,8 @@ export class WebhookWorker implements EventDispatcher {
       readBody: delivery.type === VERIFICATION_TYPE,
     });
     const took = Date.now() - started;
-    this.slowHosts.answered(delivery.host, ('error' in outcome && outcome.error === 'timed out') || took >= webhooks.timeoutMs / 2, Date.now());
+    const quick = !('error' in outcome && outcome.error === 'timed out') && took < webhooks.timeoutMs / 2;
+    this.provenHosts.answered(delivery.host, { quick, event: delivery.type !== VERIFICATION_TYPE }, Date.now());
     await this.record(delivery, outcome);
   }
 
