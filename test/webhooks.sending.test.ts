@@ -210,3 +210,37 @@ describe('receivers on many new hosts that echo their challenge, then hold every
     }
   });
 });
+
+describe('receivers that answer every event just slowly enough, on many hosts', () => {
+  const service = useTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000', RATE_LIMIT_SCORES_PER_MINUTE: '1000' } });
+
+  it('answers taking 4.5 s (under half the timeout) prove nothing: after one such round, a proven receiver gets each score within a second again', { timeout: 40_000 }, async () => {
+    const prompt = await startWebhookReceiver({ host: '127.0.0.10' });
+    // One key's ten subscriptions on five hosts (127.0.1.10–14) that answer every event after 4.5 s, as the second attack on the fixes did.
+    const slow = await Promise.all(Array.from({ length: 5 }, (_, i) => startWebhookReceiver({ host: `127.0.1.${10 + i}` })));
+    // Quick to their first event (proven), then 4.5 s to every later one.
+    for (const receiver of slow) receiver.respond = (_attempt, index) => (index === 0 ? 204 : new Promise((resolve) => setTimeout(() => resolve(204), 4_500)));
+    try {
+      await subscribeVerified(service.url, bearer((await createKey(service.url, { name: 'prompt' })).key), prompt.url);
+      await submitScore(service.url, { game: 'demo', initials: 'PRV', value: 0 });
+      await prompt.waitFor(1);
+      const attacker = bearer((await createKey(service.url, { name: 'slow answers' })).key);
+      for (const receiver of slow) for (const path of ['a', 'b']) await subscribeVerified(service.url, attacker, `${receiver.url}/${path}`);
+      await submitScore(service.url, { game: 'demo', initials: 'QCK', value: 1 });
+      await Promise.all(slow.map((receiver) => receiver.waitFor(2)));
+      await prompt.waitFor(2);
+      // Their first slow round holds the window once (one timeout's worth, as DECISIONS' one receiver would hold its own); then they are not proven.
+      const delays: number[] = [];
+      for (let score = 2; score <= 9; score++) {
+        const submitted = performance.now();
+        await submitScore(service.url, { game: 'demo', initials: 'SLO', value: score });
+        await prompt.waitFor(score + 1);
+        delays.push(performance.now() - submitted);
+        await new Promise((resolve) => setTimeout(resolve, 1_000 - Math.min(1_000, performance.now() - submitted)));
+      }
+      expect(delays.slice(-4).every((delay) => delay < 1_000), `delays ${delays.map(Math.round).join(', ')} ms`).toBe(true);
+    } finally {
+      await Promise.all([prompt, ...slow].map((receiver) => receiver.close()));
+    }
+  });
+});

@@ -1,3 +1,9 @@
+/**
+ * An answer within this (or half the send timeout, if that is shorter) is
+ * quick. A second: what a proven receiver's delivery may wait for a place,
+ * when proven receivers fill the window.
+ */
+export const PROVEN_WITHIN_MS = 1_000;
 /** How long a host that answered an event quickly stays proven: its next sends are likely to be as quick. */
 const PROVEN_FOR_MS = 10 * 60_000;
 /** Hosts remembered at most (each claim names them): forgetting all of them once full keeps both bounded. */
@@ -5,7 +11,7 @@ const REMEMBERED = 1_000;
 
 /**
  * Hosts whose last event delivery, on this instance, was answered within
- * half the send timeout, for ten minutes (or until a send to one is slow or
+ * PROVEN_WITHIN_MS, for ten minutes (or until a send to one is slow or
  * times out). Event deliveries to any other host — new, slow or forgotten —
  * are doubtful, and the worker lets them hold at most a third of its window
  * (verification requests another third): two sends per host bound one

@@ -6,7 +6,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { claimDeliveries, type ClaimedDelivery } from './claim-deliveries.ts';
 import { sendWebhook, USER_AGENT, type SendOutcome } from './send-webhook.ts';
 import { echoesChallenge, VERIFICATION_RETRIES, VERIFICATION_TYPE } from './verification.ts';
-import { ProvenHosts } from './proven-hosts.ts';
+import { PROVEN_WITHIN_MS, ProvenHosts } from './proven-hosts.ts';
 import { signWebhook } from './webhook-signature.ts';
 import { sweepWebhookStorage } from './webhook-storage.ts';
 
@@ -162,7 +162,7 @@ export class WebhookWorker implements EventDispatcher {
       readBody: delivery.type === VERIFICATION_TYPE,
     });
     const took = Date.now() - started;
-    const quick = !('error' in outcome && outcome.error === 'timed out') && took < webhooks.timeoutMs / 2;
+    const quick = !('error' in outcome && outcome.error === 'timed out') && took < Math.min(PROVEN_WITHIN_MS, webhooks.timeoutMs / 2);
     this.provenHosts.answered(delivery.host, { quick, event: delivery.type !== VERIFICATION_TYPE }, Date.now());
     await this.record(delivery, outcome);
   }
