@@ -33,6 +33,16 @@ const insertTask = compiledStatement<{ id: string; title: string }>(() => {
 });
 const taskTitle = compiledStatement<{ title: string }>(() => sql`select title from ${tasks} where ${tasks.id} = ${sql.placeholder('id')}`);
 
+describe("Drizzle's session, as compiled-statement.ts reaches it (ADR 0009)", () => {
+  it('is the executor\'s typed `_.session`, whose prepareQuery takes (query, fields, name, arrayMode, rowMapper) in that order', () => {
+    const session = (database.db as unknown as { _: { session?: { prepareQuery?: (...args: unknown[]) => unknown } } })._.session;
+    expect(typeof session?.prepareQuery, 'Drizzle changed its session: measure ADR 0009 again before fixing compiled-statement.ts').toBe('function');
+    expect(String(session!.prepareQuery).replace(/\s+/g, ''), 'Drizzle changed prepareQuery\'s parameters: measure ADR 0009 again before fixing compiled-statement.ts').toMatch(
+      /^prepareQuery\(query,fields,name,isResponseInArrayMode,customResultMapper[,)]/,
+    );
+  });
+});
+
 describe('compiledStatement', () => {
   it('builds its text once and binds each run’s values', async () => {
     const first = randomUUID();

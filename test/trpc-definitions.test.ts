@@ -11,7 +11,7 @@ type Definition = { type?: unknown; meta?: unknown };
 const procedures = appRouter._def.procedures as unknown as Record<string, { _def: Definition }>;
 
 describe("tRPC's definitions, as the transports read them", () => {
-  it('router._def.procedures: every procedure by its dotted path, flat (trpc-single-query.ts, trpc-subscription.ts, rest-routes.ts, openapi-document.ts)', () => {
+  it('router._def.procedures: every procedure by its dotted path, flat (trpc-single-query.ts, trpc-subscription.ts, rest-routes.ts, openapi-document.ts); router._def.record: the same, nested by namespace (src/client/app-router.ts types the client from it)', () => {
     expect(Object.keys(procedures)).toEqual(expect.arrayContaining(['scores.top', 'scores.submit', 'scores.live', 'tasks.byId']));
     expect(procedures['scores.live']).toBe((appRouter._def.record as unknown as Record<string, Record<string, unknown>>)['scores']!['live']);
   });

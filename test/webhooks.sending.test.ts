@@ -123,9 +123,12 @@ describe('answers that do not end', () => {
   });
 });
 
+/** Receivers on loopback hosts of their own (127.0.x.y), found at once, with keys enough for several owners. */
+const MANY_RECEIVERS = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000' };
+
 describe('many receivers on many hosts that hold their connections', () => {
   /** Slow receivers time out after a second here, so the test need not wait ten. */
-  const timed = useTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
+  const timed = useTestServer({ env: { ...MANY_RECEIVERS, WEBHOOK_TIMEOUT_MS: '1000' } });
 
   it('hold at most a third of the window once they have shown they are slow: another host still gets each score within a second', async () => {
     // Twelve hosts (127.0.0.20–31) that echo their challenge and never answer an event, and one that answers at once.
@@ -155,7 +158,7 @@ describe('many receivers on many hosts that hold their connections', () => {
 
 describe('receivers on many hosts that never answer their verification request', () => {
   /** The default send timeout (10 s): a held verification request holds its place that long. */
-  const service = useTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
+  const service = useTestServer({ env: MANY_RECEIVERS });
 
   it('hold at most a third of the window between them: a verified receiver on another host gets its first score within a second while they wait', async () => {
     // One key's ten subscriptions to ten hosts (127.0.0.50–59) that hold the challenge unanswered, as the attack on round two did.
@@ -182,7 +185,7 @@ describe('receivers on many hosts that never answer their verification request',
 
 describe('receivers on many new hosts that echo their challenge, then hold every event', () => {
   /** The default send timeout (10 s): a held event delivery holds its place that long. */
-  const service = useTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000' } });
+  const service = useTestServer({ env: MANY_RECEIVERS });
 
   it('hold at most a third of the window from their first event on: a receiver that has answered before gets the next score within a second', async () => {
     const prompt = await startWebhookReceiver({ host: '127.0.0.90' });
@@ -212,7 +215,7 @@ describe('receivers on many new hosts that echo their challenge, then hold every
 });
 
 describe('receivers that answer every event just slowly enough, on many hosts', () => {
-  const service = useTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', RATE_LIMIT_KEYS_PER_HOUR: '1000', RATE_LIMIT_SCORES_PER_MINUTE: '1000' } });
+  const service = useTestServer({ env: { ...MANY_RECEIVERS, RATE_LIMIT_SCORES_PER_MINUTE: '1000' } });
 
   it('answers taking 4.5 s (under half the timeout) prove nothing: after one such round, a proven receiver gets each score within a second again', { timeout: 40_000 }, async () => {
     const prompt = await startWebhookReceiver({ host: '127.0.0.10' });

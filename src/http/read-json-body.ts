@@ -11,7 +11,11 @@ export const MAX_BODY_BYTES = 64 * 1024;
  * answer, where node:http would otherwise read the rest to keep it open.
  */
 export function closeAfterOversizedBody(req: IncomingMessage, res: ServerResponse): void {
-  if (Number(req.headers['content-length']) > MAX_BODY_BYTES) res.setHeader('Connection', 'close');
+  if (declaresOversizedBody(req)) res.setHeader('Connection', 'close');
+}
+
+function declaresOversizedBody(req: IncomingMessage): boolean {
+  return Number(req.headers['content-length']) > MAX_BODY_BYTES;
 }
 
 class BodyTooLargeError extends AppError {
@@ -27,8 +31,7 @@ class BodyTooLargeError extends AppError {
  * the connection.
  */
 export function readBodyText(req: IncomingMessage): Promise<string> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return Promise.reject(new BodyTooLargeError());
+  if (declaresOversizedBody(req)) return Promise.reject(new BodyTooLargeError());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

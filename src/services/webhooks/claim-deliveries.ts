@@ -30,18 +30,18 @@ const ENDED_PER_CLAIM = 100;
  * long as its key") — and leases up to `slots` due deliveries of live keys,
  * oldest first, no more for one host than its free places (`busy`: hosts
  * with sends in flight, by how many), and of the doubtful ones no more
- * than there is room for: `room.verifications` verification requests, and
- * `room.unproven` event deliveries to hosts not among `provenHosts`
+ * than there is room for: `doubtfulRoom.verifications` verification requests, and
+ * `doubtfulRoom.unproven` event deliveries to hosts not among `provenHosts`
  * (proven-hosts.ts). One more attempt each. Of the deliveries, only those
  * it locked are changed, so workers on several instances never wait on each
  * other in a cycle.
  */
 export async function claimDeliveries(
   ctx: ServiceContext,
-  input: { at: Date; slots: number; busy: ReadonlyMap<string, number>; provenHosts: readonly string[]; room: { verifications: number; unproven: number } },
+  input: { at: Date; slots: number; busy: ReadonlyMap<string, number>; provenHosts: readonly string[]; doubtfulRoom: { verifications: number; unproven: number } },
 ): Promise<{ claimed: ClaimedDelivery[]; ended: number }> {
   const { settings, db } = ctx;
-  const { at, slots, busy, provenHosts, room } = input;
+  const { at, slots, busy, provenHosts, doubtfulRoom } = input;
   const now = isoTimestampOf(at);
   const leaseEnd = isoTimestampOf(new Date(at.getTime() + 2 * settings.webhooks.timeoutMs + 5_000));
   const full = [...busy].filter(([, sending]) => sending >= SENDS_PER_HOST).map(([host]) => host);
@@ -70,8 +70,8 @@ export async function claimDeliveries(
       where d.id in (
           select id from eligible
           where kind = 'proven'
-            or (kind = 'verification' and kind_place <= ${room.verifications}::int)
-            or (kind = 'unproven' and kind_place <= ${room.unproven}::int)
+            or (kind = 'verification' and kind_place <= ${doubtfulRoom.verifications}::int)
+            or (kind = 'unproven' and kind_place <= ${doubtfulRoom.unproven}::int)
         )
         and d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
       order by d.next_attempt_at

@@ -112,14 +112,14 @@ export class WebhookWorker implements EventDispatcher {
    * none or fewer (those at their cap), and of each kind of doubtful send
    * what is left of its third of the window.
    */
-  private room(): { slots: number; busy: ReadonlyMap<string, number>; provenHosts: string[]; room: { verifications: number; unproven: number } } {
+  private room(): { slots: number; busy: ReadonlyMap<string, number>; provenHosts: string[]; doubtfulRoom: { verifications: number; unproven: number } } {
     const { concurrency } = this.service.settings.webhooks;
     const third = Math.max(1, Math.floor(concurrency / 3));
     return {
       slots: Math.max(0, concurrency - this.sends.size),
       busy: this.sendingTo,
       provenHosts: this.provenHosts.all(Date.now()),
-      room: { verifications: Math.max(0, third - this.doubtful.verifications), unproven: Math.max(0, third - this.doubtful.unproven) },
+      doubtfulRoom: { verifications: Math.max(0, third - this.doubtful.verifications), unproven: Math.max(0, third - this.doubtful.unproven) },
     };
   }
 
